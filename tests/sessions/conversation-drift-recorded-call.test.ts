@@ -142,3 +142,71 @@ it("a recorded call naming a link to a file: a hand edit of the file since is re
   await refusedUnchanged(db, a, () => s.rollback(c0.id));
   expect(readOrNull(a)).toBe("my own edit\n");
 });
+
+// What a recorded call's undo puts back is its result's to say: a hand edit made before it, over a file an older call
+// wrote, cannot be told from that call's write before the move. The older call's undo, next to write there, finds the
+// file holding other than what its call left: the move stops there, the hand edit on disk, until a checkpoint keeps it.
+/** A session with a workspace at c0, a.txt written by a tool call, edited by hand, then written by a recorded call. */
+async function handEditUnderRecorded(checkpointAfter = false) {
+  const ws = tempDir("forkpoint-conv-recorded-");
+  const { fp } = dbs.open({ tools: [writeFileTool()] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  const a = path.join(ws, "a.txt");
+  fs.writeFileSync(a, "v0\n");
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  await s.invoke("write_file", { path: a, text: "by the tool\n" });
+  fs.writeFileSync(a, "my own edit\n");
+  fs.writeFileSync(a, "recorded\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: a, text: "recorded\n" }, result: { previous: "my own edit\n" } });
+  // Its write then known to forkpoint: no drift before the move either.
+  if (checkpointAfter) await s.checkpoint({ name: "after" });
+  return { s, a, c0 };
+}
+
+it("a hand edit under a recorded call's write over a tool call's file: the older call's undo is refused", async () => {
+  for (const checkpointAfter of [false, true]) {
+    const { s, a, c0 } = await handEditUnderRecorded(checkpointAfter);
+    for (let i = 0; i < 2; i++) {
+      const refused = await rejectionOf(s.rollback(c0.id, { scope: "conversation" }));
+      expect(refused).toMatchObject({ code: "WORKSPACE_DRIFT", message: expect.stringContaining("a.txt") });
+      expect(readOrNull(a)).toBe("my own edit\n");
+    }
+    const forced = await s.rollback(c0.id, { scope: "conversation", force: true });
+    expect(forced.savedDrift?.files).toEqual(["a.txt"]);
+    expect(forced.undone.map((t) => t.tool)).toEqual(["write_file"]);
+    expect(readOrNull(a)).toBe("v0\n");
+    expect((await s.diffFiles(c0.id, forced.savedDrift!.checkpointId)).patch).toContain("+my own edit");
+  }
+});
+
+// A "both" rewind saves the recorded call's write first (forced), then stops as above: forced again, it saves the hand edit.
+it("a hand edit under a recorded call's write, a forced both rewind: saved before the older call's undo", async () => {
+  const { s, a, c0 } = await handEditUnderRecorded();
+  expect(await rejectionOf(s.rollback(c0.id, { scope: "both", force: true }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(readOrNull(a)).toBe("my own edit\n");
+  const forced = await s.rollback(c0.id, { scope: "both", force: true });
+  expect(forced.savedDrift?.files).toEqual(["a.txt"]);
+  expect(readOrNull(a)).toBe("v0\n");
+  expect((await s.diffFiles(c0.id, forced.savedDrift!.checkpointId)).patch).toContain("+my own edit");
+});
+
+it("a hand edit under a recorded call's write that a checkpoint keeps: the older call's undo writes over it", async () => {
+  const ws = tempDir("forkpoint-conv-recorded-");
+  const { fp } = dbs.open({ tools: [writeFileTool()] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  const a = path.join(ws, "a.txt");
+  fs.writeFileSync(a, "v0\n");
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  await s.invoke("write_file", { path: a, text: "by the tool\n" });
+  fs.writeFileSync(a, "my own edit\n");
+  const kept = await s.checkpoint({ name: "kept" });
+  fs.writeFileSync(a, "recorded\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: a, text: "recorded\n" }, result: { previous: "my own edit\n" } });
+  expect((await s.rollback(c0.id, { scope: "conversation" })).undone.map((t) => t.tool)).toEqual(["write_file", "write_file"]);
+  expect(readOrNull(a)).toBe("v0\n");
+  expect((await s.diffFiles(c0.id, kept.id)).patch).toContain("+my own edit");
+});

@@ -27,6 +27,12 @@ export class OwnChanges {
    * own effect, as a recorded call's write found as drift is): its own doing, not left as drift. A watcher's only.
    */
   #mayOwn = new Set<string>();
+  /**
+   * Files a recorded call's undo since the last absorb wrote (its arguments name them): what it puts back is its
+   * result's to say, a hand edit made before that call maybe, so it stays drift (unless a checkpoint holds it) until a
+   * later step of a call with recorded paths writes there.
+   */
+  #leftDrift = new Set<string>();
   /** The hand edits this move's undos put back, kept as put back by later undos of calls with recorded paths. */
   #putBack: PutBack | null = null;
   /**
@@ -113,6 +119,11 @@ export class OwnChanges {
     else for (const path of paths) this.#may.add(path);
   }
 
+  /** What the running step (a recorded call's undo) writes in `paths` stays drift (see `#leftDrift`). */
+  leaveDrift(paths: readonly string[]): void {
+    if (this.holding) for (const path of paths) this.#leftDrift.add(path);
+  }
+
   /** Holds the hand edits the stopped move just before this one put back (see `stoppedPutBacks`), where still as left. */
   holdStopped(made: PutBacks | undefined): void {
     if (made && this.ws && this.holding) this.#putBackOf(this.ws).holdIfAsLeft(made);
@@ -127,6 +138,8 @@ export class OwnChanges {
     let made: PutBacks = {};
     const ran = this.#step;
     this.#step = null;
+    // What a step of a call with recorded paths wrote there is its own doing again.
+    if (ran && ran.kind !== "pathless") for (const path of ran.paths) this.#leftDrift.delete(path);
     if (ran && this.#putBack) {
       // A call without recorded paths may have written its own effect there: what it wrote stays (see `#mayOwn`). A
       // replay applies its call again: what it writes is that call's effect, never taken back for a hand edit.
@@ -154,11 +167,13 @@ export class OwnChanges {
     const before = this.#before;
     const may = this.#may;
     const unseen = this.#unseen;
+    const left = new Set([...unseen, ...this.#leftDrift]);
     this.#before = null;
     this.#may = new Set();
     this.#unseen = new Set();
+    this.#leftDrift = new Set();
     const own = this.#ownDrift(may);
-    const drifted = await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may, own, unseen);
+    const drifted = await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may, own, left);
     if (before?.state.watch && before.state.walked) for (const path of unseen) this.#mayOwn.add(path);
     return drifted;
   }

@@ -16,6 +16,7 @@ import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
 import { targetLineage } from "./target-lineage.js";
 import { asideCleared } from "../workspace/unapplied.js";
 import { refuseReplayOver } from "./drift-in-move.js";
+import { RecordedUndos, undoOverError, undoReach } from "./recorded-over.js";
 import type { RestoreJournal } from "../workspace/restore-guards.js";
 
 /**
@@ -69,6 +70,9 @@ export async function runJournaledMove(
     const replays = new Set(steps.filter((s) => s.op === "replay").map((s) => s.entryId));
     const staysOnTop = (s: MoveStepRow) => spec.files === undefined && s.op === "undo" && s.status === "failed" && replays.has(s.entryId);
     let above = steps.find(staysOnTop)?.entryId;
+    // The files recorded calls' undos wrote, which an older call's undo writes only while they hold what it left there.
+    const recorded = new RecordedUndos();
+    if (changes.holding) for (const s of steps) if (s.op === "undo" && s.status === "done") await recorded.undone(ctx, spec.sessionId, s);
     for (const step of steps) {
       if (filesDue && step.op === "replay") {
         files = await filesStep(ctx, spec, moveId, restoreFiles, changes, true);
@@ -93,7 +97,9 @@ export async function runJournaledMove(
         continue;
       }
       if (step.op === "replay") await refuseSavedOver(ctx, spec, moveId, step, changes);
+      else await refuseRecordedOver(ctx, spec, moveId, step, recorded);
       const failure = await runStep(ctx, spec, step, changes);
+      if (!failure && step.op === "undo" && changes.holding) await recorded.undone(ctx, spec.sessionId, step);
       if (failure && step.op === "undo") stillApplied.add(step.entryId);
       if (failure && staysOnTop({ ...step, status: "failed" })) above = step.entryId;
       // Closing stops a move as the stop policy does: no step starts after it, and calling the move again continues.
@@ -131,6 +137,18 @@ async function refuseSavedOver(ctx: EngineContext, spec: MoveSpec, moveId: strin
     await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
     throw error;
   }
+}
+
+/**
+ * Before undo `step`: a file a recorded call's undo earlier in this move wrote that no longer holds what `step`'s call
+ * left there (see recorded-over.ts). The move stops there (`WORKSPACE_DRIFT`), the step not run, as `refuseSavedOver`
+ * stops it before a replay.
+ */
+async function refuseRecordedOver(ctx: EngineContext, spec: MoveSpec, moveId: string, step: MoveStepRow, recorded: RecordedUndos) {
+  const saves = await recorded.savesUnder(ctx, spec, step);
+  if (!saves) return;
+  await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
+  throw undoOverError(step, saves);
 }
 
 function* replayReach(tx: Tx, sessionId: string, step: MoveStepRow) {
@@ -227,11 +245,12 @@ export async function runStep(
   if (ctx.closing.aborted) throw closedBeforeStart(`the ${step.op} of invocation ${step.entryId}`);
   const withPaths = own?.holding === true;
   const idleAsked = spec.files !== undefined && step.op === "undo";
-  const { row, paths, idle, unseen } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) =>
-    startStepUnit(tx, ctx, step, withPaths, idleAsked),
+  const { row, paths, idle, unseen, named } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) =>
+    startStepUnit(tx, ctx, spec.sessionId, step, withPaths, idleAsked),
   );
   // An undo changes the files its call's run changed; a replay runs the same call again, so changes them too.
   own?.expect(paths, unseen, step.op);
+  own?.leaveDrift(named);
   const invocation = toToolInvocation(row);
   let resultText: string | null = null;
   try {
@@ -347,10 +366,10 @@ function* pendingStepUnit(tx: Tx, ctx: EngineContext, step: Pick<MoveStepRow, "m
 
 /**
  * Starts a step: its call, the paths its run changed (`withPaths`) and, for an undo, those of them that held a hand edit
- * as it began (`unseen`), and (`idleAsked`: an undo in a move with files) whether the call did nothing, a run of a tool
+ * as it began (`unseen`) or, a recorded call's, the files its arguments name (`named`), and (`idleAsked`: an undo in a move with files) whether the call did nothing, a run of a tool
  * acting only in the workspace that changed no file.
  */
-function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, withPaths: boolean, idleAsked: boolean) {
+function* startStepUnit(tx: Tx, ctx: EngineContext, sessionId: string, step: MoveStepRow, withPaths: boolean, idleAsked: boolean) {
   fenced(yield* tx.setMoveStep(ctx.ownership.self, step.moveId, step.idx, "running", null, null, ctx.ownership.leaseMs));
   const row = (yield* tx.getTool(step.entryId))!;
   const paths = withPaths || idleAsked ? yield* tx.callPaths(step.entryId) : undefined;
@@ -359,7 +378,9 @@ function* startStepUnit(tx: Tx, ctx: EngineContext, step: MoveStepRow, withPaths
   // replay's application found what the world held then, forkpoint's own (a move's files): only the first run's counts.
   const firstRun = step.op === "undo" && !(yield* replayedApplication(tx, row));
   const unseen = withPaths && firstRun ? yield* tx.callHandEdited(step.entryId) : [];
-  return { row, paths: withPaths ? paths : undefined, idle, unseen };
+  // A recorded call's undo puts back what its result says: in the files its arguments name, no content forkpoint saw.
+  const named = withPaths && step.op === "undo" && paths === undefined ? (yield* undoReach(tx, sessionId, step)).named : [];
+  return { row, paths: withPaths ? paths : undefined, idle, unseen, named };
 }
 
 /** Whether applied call `row` is applied by a replay (its result kept for that application), not by its first run. */

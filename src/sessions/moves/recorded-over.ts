@@ -1,0 +1,104 @@
+// A recorded call's undo writes back what its result says the file held as it ran: forkpoint cannot tell a hand edit
+// made before that call from the content an older call left there, so the drift check before the move leaves the file
+// to that undo (see `recordedDrift`). An older call's undo in the same move then writes there: it runs only while the
+// file holds what that call's run left there, or content a checkpoint keeps; anything else (the hand edit the recorded
+// undo put back) stops the move, which a checkpoint keeping it (or a move with `force`, saving it first) lets go on.
+import { createHash } from "node:crypto";
+import { lstatSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ConflictError } from "../../models/errors.js";
+import type { MoveStepRow, Step, Tx } from "../../store/port/index.js";
+import type { EngineContext } from "../core/context.js";
+import { toToolInvocation } from "../core/rows.js";
+import { executableMode, fileIdOf } from "../workspace/file-id.js";
+import { namedPaths } from "../workspace/named-paths.js";
+import { codeOf } from "../workspace/walk.js";
+import { heldInCheckpoints } from "./held-in-checkpoint.js";
+import type { MoveSpec } from "./move-spec.js";
+
+/**
+ * The files recorded calls' undos in a move wrote (their arguments name them, as their records say), each with the
+ * call whose undo wrote it last: the move's undos of calls with recorded paths writing there since take them off.
+ */
+export class RecordedUndos {
+  readonly #by = new Map<string, string>();
+
+  /** After undo `step` of the move ran (done): what it wrote, when it is a recorded call's, or no longer. */
+  async undone(ctx: EngineContext, sessionId: string, step: MoveStepRow): Promise<void> {
+    const { written, named } = await ctx.store.read((tx) => undoReach(tx, sessionId, step));
+    for (const path of written) this.#by.delete(path);
+    for (const path of named) this.#by.set(path, step.entryId);
+  }
+
+  /**
+   * The files of undo `step`'s call's paths a recorded call's undo wrote in this move that hold other than what that
+   * call's run left there, in content no checkpoint of the session keeps (see the file's comment): what its undo
+   * would write over unsaved, with the recorded calls that put it back. A deletion keeps no content (as the drift
+   * check before the move weighs it). Null: none.
+   */
+  async savesUnder(
+    ctx: EngineContext,
+    spec: Pick<MoveSpec, "userId" | "sessionId">,
+    step: MoveStepRow,
+  ): Promise<{ dir: string; paths: string[]; calls: string[] } | null> {
+    if (this.#by.size === 0) return null;
+    const reach = await ctx.store.read((tx) => leftBy(tx, spec.sessionId, step));
+    if (!reach) return null;
+    const changed = new Map<string, string>();
+    for (const [path, left] of reach.left) {
+      if (!this.#by.has(path)) continue;
+      const now = fileId(reach.dir, path);
+      // Not a file (a folder, a link, unreadable): no checkpoint holds it as such ("" is no file id).
+      if (now !== left && now !== null) changed.set(path, now ?? "");
+    }
+    if (changed.size === 0) return null;
+    const held = await ctx.store.read((tx) => heldInCheckpoints(tx, spec.userId, spec.sessionId, changed, ctx.now()));
+    const paths = [...changed.keys()].filter((path) => !held.has(path));
+    if (paths.length === 0) return null;
+    return { dir: reach.dir, paths, calls: [...new Set(paths.map((path) => this.#by.get(path)!))] };
+  }
+}
+
+/** What undo `step` wrote: its call's recorded paths, or (a recorded call's) the files its arguments name as recorded. */
+export function* undoReach(tx: Tx, sessionId: string, step: MoveStepRow) {
+  const written = yield* tx.callPaths(step.entryId);
+  if (written !== undefined) return { written, named: [] };
+  const files = yield* tx.recordedFiles(step.entryId);
+  const row = files && (yield* tx.getTool(step.entryId));
+  const ws = row && (yield* tx.getWorkspace(sessionId));
+  if (!ws) return { written: [], named: [] };
+  return { written: [], named: namedPaths(ws.dir, toToolInvocation(row).args).filter((path) => files.has(path)) };
+}
+
+/** What undo `step`'s call's run left in the paths it changed, and the workspace's folder; null: no record of them. */
+function* leftBy(tx: Tx, sessionId: string, step: MoveStepRow) {
+  const outputs = yield* tx.callOutputs(step.entryId);
+  const ws = outputs && (yield* tx.getWorkspace(sessionId));
+  return ws ? { dir: ws.dir, left: outputs } : null;
+}
+
+/** The refusal of undo `step` over `saves` (see `RecordedUndos.savesUnder`): the move stops there, the files as they are. */
+export function undoOverError(step: MoveStepRow, saves: { dir: string; paths: string[]; calls: string[] }): ConflictError {
+  const { dir, paths, calls } = saves;
+  const one = paths.length === 1;
+  return new ConflictError(
+    `this move's undo of recorded ${calls.length === 1 ? "call" : "calls"} ${calls.join(", ")} put back in ${paths.join(", ")} ` +
+      `in the workspace ${dir} other than what call ${step.entryId} left there (a change made by hand, kept in no ` +
+      `checkpoint), and the undo of ${step.entryId} writes over ${one ? "it" : "them"}; the move stopped there, with ` +
+      `${one ? "the change" : "the changes"} on disk: take a checkpoint to keep ${one ? "it" : "them"} (or move with ` +
+      "force: true), then move again",
+    "WORKSPACE_DRIFT",
+  );
+}
+
+/** The file id of what `path` holds (null: no file; undefined: something else, a folder or a link, or unreadable). */
+function fileId(dir: string, path: string): string | null | undefined {
+  const full = join(dir, ...path.split("/"));
+  try {
+    const st = lstatSync(full);
+    if (!st.isFile()) return undefined;
+    return fileIdOf(createHash("sha256").update(readFileSync(full)).digest("hex"), executableMode(st.mode));
+  } catch (error) {
+    return codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR" ? null : undefined;
+  }
+}
