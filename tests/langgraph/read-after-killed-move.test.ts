@@ -60,9 +60,9 @@ describe("a LangGraph thread whose rollback was killed midway", () => {
     await first.fp.close();
     opened.splice(0);
 
-    // A child rolls the session back to "after hi", each undo slow; it is killed after 3 of them.
+    // A child rolls the session back to "after hi", each undo slow; it is killed in the third (which never returns).
     const script = path.join(repoRoot, "tests/fixtures/crash-rollback.ts");
-    const args = [dbPath, s0.id, USER, "rollback", afterHi.id, logFile, "60"];
+    const args = [dbPath, s0.id, USER, "rollback", afterHi.id, logFile, "60", "3"];
     const child = spawn(process.execPath, [...nodeArgs(script), ...args], { cwd: repoRoot, stdio: "ignore" });
     const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
     for (let i = 0; undos(logFile) < 3; i++) {

@@ -37,8 +37,9 @@ function open(db: string, log: string, recover = true): Forkpoint {
   return fp;
 }
 
-/** A session with `calls` write_file calls after a checkpoint, and a child server rolling it back to the checkpoint. */
-async function rollingBackServer(prefix: string, calls: number) {
+/** A session with `calls` write_file calls after a checkpoint, and a child server rolling it back to the checkpoint: its
+ * undo numbered `holdAt` never returns. */
+async function rollingBackServer(prefix: string, calls: number, holdAt: number) {
   const dir = makeTempDir(prefix);
   cleanup.push(() => removeDir(dir));
   const db = await freshPgDatabase();
@@ -50,7 +51,7 @@ async function rollingBackServer(prefix: string, calls: number) {
   const track = await s.toolTrack();
   const child: ChildProcess = spawn(
     process.execPath,
-    [...nodeArgs(path.join(repoRoot, "tests/fixtures/pg-crash-rollback.ts")), db, s.id, "u", cp.id, log, String(LEASE_MS)],
+    [...nodeArgs(path.join(repoRoot, "tests/fixtures/pg-crash-rollback.ts")), db, s.id, "u", cp.id, log, String(LEASE_MS), String(holdAt)],
     { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
   );
   return { dir, db, log, s, cp, track, child };
@@ -58,7 +59,7 @@ async function rollingBackServer(prefix: string, calls: number) {
 
 describe.skipIf(!url)("an app server killed in the middle of a rollback (PostgreSQL)", () => {
   it("is waited for while its lease holds, then finished once by another server", async () => {
-    const { dir, db, log, s, cp, track, child } = await rollingBackServer("forkpoint-pg-crash-", N);
+    const { dir, db, log, s, cp, track, child } = await rollingBackServer("forkpoint-pg-crash-", N, 3);
     let output = "";
     child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
@@ -110,7 +111,7 @@ describe.skipIf(!url)("an app server killed in the middle of a rollback (Postgre
   });
 
   it("restarted before its lease ran out, finishes the move itself once the lease has, without a call to recover()", async () => {
-    const { dir, db, log, s, cp, track, child } = await rollingBackServer("forkpoint-pg-restart-", 8);
+    const { dir, db, log, s, cp, track, child } = await rollingBackServer("forkpoint-pg-restart-", 8, 2);
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
     cleanup.push(() => void child.kill("SIGKILL"));
     for (let i = 0; undoLines(log).length < 2; i++) {
@@ -139,7 +140,7 @@ describe.skipIf(!url)("an app server killed in the middle of a rollback (Postgre
 
   // Review 18 (issue 32's item 9): a server open all along is not stuck on MOVE_IN_PROGRESS until someone recovers.
   it("is finished by another server open all along, on its next call once the lease ran out, without recover()", async () => {
-    const { dir, db, log, s, cp, track, child } = await rollingBackServer("forkpoint-pg-peer-", 8);
+    const { dir, db, log, s, cp, track, child } = await rollingBackServer("forkpoint-pg-peer-", 8, 2);
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
     cleanup.push(() => void child.kill("SIGKILL"));
     const peer = open(db, log, false);

@@ -197,7 +197,8 @@ const undoLines = (logFile: string): ToolCallRecord[] => readLog(logFile).filter
 
 /** Starts the rollback in a child, kills it once `killAfter` undos are logged, and checks the move was interrupted. */
 async function killMidRollback(setup: Setup, killAfter: number): Promise<{ childPid: number }> {
-  const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "rollback", setup.cp0, setup.logFile, "40"]);
+  const args = [setup.dbPath, setup.sessionId, USER, "rollback", setup.cp0, setup.logFile, "40", String(killAfter)];
+  const child = startChild("crash-rollback.ts", args);
   await waitUntil(child, () => undoLines(setup.logFile).length >= killAfter, `${killAfter} undos`);
   await kill(child, setup.dbPath);
   const moves = await rows<{ status: string; pid: number }>(setup.dbPath, "SELECT status, pid FROM moves");
@@ -314,7 +315,7 @@ describe("a child killed in the middle of a rollback", () => {
 
   it("waits while the moving process lives or a tool is missing, and resumes once reopened with the tools", async () => {
     const setup = await setUpManyWrites();
-    const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "rollback", setup.cp0, setup.logFile, "40"]);
+    const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "rollback", setup.cp0, setup.logFile, "40", "3"]);
     await waitUntil(child, () => undoLines(setup.logFile).length >= 3, "3 undos");
     // another process looks while the move is under way: it must not touch it
     const peer = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()], false);
@@ -464,7 +465,7 @@ describe("a child killed in the middle of an undo, the move then stopping on the
     expect((await (await fp.getSession(setup.sessionId, { userId: USER })).rollback(setup.cp0)).undone).toHaveLength(N);
     await closeAll();
     const replays = () => readLog(setup.logFile).filter((c) => c.op === "run" && c.replay);
-    const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "switch", setup.root, setup.logFile, "40"]);
+    const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "switch", setup.root, setup.logFile, "40", "5"]);
     await waitUntil(child, () => replays().length >= 5, "5 replays");
     await kill(child, setup.dbPath);
     const running = await rows<{ entry_id: string }>(setup.dbPath, "SELECT entry_id FROM move_steps WHERE status = 'running'");
@@ -489,7 +490,7 @@ describe("a child killed in the middle of a switch that replays", () => {
     await closeAll();
     const replays = () => readLog(setup.logFile).filter((c) => c.op === "run" && c.replay);
 
-    const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "switch", setup.root, setup.logFile, "40"]);
+    const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "switch", setup.root, setup.logFile, "40", "10"]);
     await waitUntil(child, () => replays().length >= 10, "10 replays");
     await kill(child, setup.dbPath);
     expect((await rows<{ status: string }>(setup.dbPath, "SELECT status FROM moves ORDER BY seq")).map((m) => m.status)).toEqual([

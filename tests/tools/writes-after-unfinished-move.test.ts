@@ -58,10 +58,12 @@ async function setUp(later?: string): Promise<Setup> {
 
 const undos = (logFile: string) => readLog(logFile).filter((c) => c.op === "undo").length;
 
-/** A child rolling the session back to `cp0`, each undo taking `delayMs`; resolves once it has undone `after`. */
-async function rollbackInChild(setup: Setup, after: number, delayMs: number) {
+/** A child rolling the session back to `cp0`, each undo taking `delayMs`; resolves once it has undone `after`. With
+ * `hold`, its undo numbered `after` never returns (the move stays under way until the child is killed). */
+async function rollbackInChild(setup: Setup, after: number, delayMs: number, hold = false) {
   const script = path.join(repoRoot, "tests/fixtures/crash-rollback.ts");
   const args = [setup.dbPath, setup.sessionId, USER, "rollback", setup.cp0, setup.logFile, String(delayMs)];
+  if (hold) args.push(String(after));
   const proc = spawn(process.execPath, [...nodeArgs(script), ...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
   children.push(proc);
   let out = "";
@@ -77,7 +79,7 @@ async function rollbackInChild(setup: Setup, after: number, delayMs: number) {
 
 /** Kills the child midway: its move stays journaled, unfinished, its owner gone. */
 async function killedMidway(setup: Setup): Promise<void> {
-  const child = await rollbackInChild(setup, 3, 60);
+  const child = await rollbackInChild(setup, 3, 60, true);
   child.proc.kill("SIGKILL");
   await child.exited;
   await expireLeases(setup.dbPath);
