@@ -22,28 +22,21 @@ const PUBLIC_API = [
   "tests/docs/examples.test.ts",
 ];
 /**
- * On PostgreSQL in every `npm test`: the suites about connections (leases, locks, crashes, racing processes, the
- * reference model) and one tour per adapter, beside the store spec (tests/store/spec/postgres.test.ts), which takes
- * every store unit's SQL. `npm test` sets FORKPOINT_PG_SUITES=sample to keep to these (a whole run on two cores in
- * minutes); otherwise, as in `npm run test:postgres` (run by .ci/run) or `npx vitest run --project postgres <files>`,
- * every public-API suite runs on PostgreSQL.
+ * On PostgreSQL in every `npm test`: the suites about connections (leases, crashes, racing processes) and one tour per
+ * adapter, beside the store spec (tests/store/spec/postgres.test.ts), which takes every store unit's SQL. `npm test` sets
+ * FORKPOINT_PG_SUITES=sample to keep to these (a whole run on two cores in minutes); otherwise, as in
+ * `npm run test:postgres` (run by .ci/run) or `npx vitest run --project postgres <files>`, every public-API suite runs
+ * on PostgreSQL, the reference model and the random walks among them.
  */
 const POSTGRES_SAMPLE = [
   "tests/reliability/concurrency.test.ts",
   "tests/reliability/crash.test.ts",
-  "tests/reliability/isolation.test.ts",
-  "tests/reliability/model.test.ts",
   "tests/reliability/moves-and-calls-processes.test.ts",
   "tests/tools/crash.test.ts",
   "tests/sessions/concurrency.test.ts",
-  "tests/sessions/moves-random-walk.test.ts",
-  "tests/sessions/request-ids.test.ts",
-  "tests/sessions/workspace.test.ts",
   "tests/langgraph/contention.test.ts",
-  "tests/langgraph/graph.test.ts",
   "tests/ai/chat.test.ts",
   "tests/openai-agents/session.test.ts",
-  "tests/docs/examples.test.ts",
 ];
 /**
  * Through the pooler in `npm test`: the suites about connections and one per adapter; the store spec also runs through

@@ -23,7 +23,8 @@ const USER = "dora";
 // PgBouncer the engine and its SQL are PostgreSQL's (killed 20 times there): one lane's kills check what the pooler adds,
 // a client gone in the middle of a transaction on a server connection it keeps.
 const LANES = onPooler ? 1 : onPostgres ? 2 : 4; // independent databases, run side by side
-const KILLS_PER_LANE = onPostgres ? 10 : 13; // 52 kills in all (20 on PostgreSQL, 10 through PgBouncer)
+// 32 kills in all (20 on PostgreSQL, 10 through PgBouncer); FORKPOINT_CRASH_KILLS sets the kills per lane for a longer run.
+const KILLS_PER_LANE = Number(process.env.FORKPOINT_CRASH_KILLS ?? (onPostgres ? 10 : 8));
 const SEED = Number(process.env.FORKPOINT_CRASH_SEED ?? 20_251_122);
 
 const children: ChildProcess[] = [];
