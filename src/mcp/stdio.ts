@@ -6,9 +6,11 @@ import type { Readable } from "node:stream";
 /**
  * Serves `server` on stdin/stdout and resolves once the client closes stdin (as the SDK's client does first when it
  * shuts a server down) or the process is told to stop (SIGINT, SIGTERM), with the server closed. Nothing else may
- * write to stdout meanwhile: it carries the protocol.
+ * write to stdout meanwhile: it carries the protocol. `settling` is what the close waits for, no request read any
+ * more: the moves under way, which finish anyway, so that their answers are sent (a dropped answer reads as a failed
+ * rollback that in fact happened).
  */
-export async function serveStdio(server: McpServer, stdin: Readable = process.stdin): Promise<void> {
+export async function serveStdio(server: McpServer, stdin: Readable = process.stdin, settling?: () => Promise<void>): Promise<void> {
   const ended = new Promise<void>((resolve) => {
     const stop = () => {
       stdin.off("end", stop);
@@ -24,5 +26,9 @@ export async function serveStdio(server: McpServer, stdin: Readable = process.st
   });
   await server.connect(new StdioServerTransport(stdin, process.stdout));
   await ended;
+  stdin.pause();
+  await settling?.();
+  // The answer of a move that just ended is a few promise steps behind it: written before the transport closes.
+  await new Promise((resolve) => setImmediate(resolve));
   await server.close();
 }

@@ -133,8 +133,9 @@ async function serve(cli: Cli, fp: Forkpoint, o: McpOptions, setting: Setting): 
 
   if (!o.http) {
     const { serveStdio } = await import("../../mcp/stdio.js");
+    const { movesSettled } = await import("../../mcp/move-gate.js");
     note(cli, `${about}; serving on stdio`);
-    return serveStdio(createMcpServer(ws.session, version, files));
+    return serveStdio(createMcpServer(ws.session, version, files), process.stdin, () => movesSettled(ws.session));
   }
 
   const { startMcpHttpServer } = await import("../../mcp/http.js");
