@@ -109,4 +109,35 @@ describe("versions after a failed atomic block", () => {
     await s.switchBranch(picker.versions[0]!.branchId);
     expect((await s.history()).map((m) => m.content)).toEqual(["q", "a", "later"]);
   });
+  it("do not count a message the block wrote elsewhere when it moved back to the root branch it began on", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const [q, a] = await s.append([
+      { role: "user", content: "q" },
+      { role: "assistant", content: "a" },
+    ]);
+    const cp = await s.checkpoint({ name: "after q" });
+    // Each block leaves the root branch and comes back: its rollback finds the session at its checkpoint already.
+    await rejectionOf(
+      s.atomic(async () => {
+        await s.edit(a!.id, { content: "edited in the block" });
+        await s.switchBranch(a!.branchId);
+        throw new Error("block failed");
+      }),
+    );
+    await rejectionOf(
+      s.atomic(async () => {
+        await s.rollback(cp.id);
+        await s.append({ role: "assistant", content: "answered in the block" });
+        await s.undo();
+        throw new Error("block failed");
+      }),
+    );
+    expect((await s.history({ withVersions: true })).map((m) => [m.content, m.versions?.count])).toEqual([
+      ["q", 1],
+      ["a", 1],
+    ]);
+    expect((await s.versions(a!.id)).versions.map((v) => v.message.content)).toEqual(["a"]);
+    expect((await s.versions(q!.id)).count).toBe(1);
+  });
 });

@@ -87,7 +87,7 @@ const following = (anchors: string, session: string) => `WITH RECURSIVE
 // (a hash of both sides); this is one primary-key lookup per version.
 const NOT_FAILED_BLOCK = (v: string) => `coalesce((SELECT ${v}.position <= fb.continued_at AND (
       (cb.parent_id = fb.id AND ${v}.position > cb.fork_position)
-      OR (cb.parent_id <> fb.id AND coalesce(${v}.position > fb.continued_from,
+      OR (cb.parent_id IS DISTINCT FROM fb.id AND coalesce(${v}.position > fb.continued_from,
         ${v}.seq > coalesce((SELECT a.seq FROM entries a WHERE a.id = cb.fork_entry_id), 0))))
     FROM branches fb JOIN branches cb ON cb.id = fb.continued_by WHERE fb.id = ${v}.branch_id), false) = false`;
 

@@ -70,7 +70,7 @@ const following = (anchors: string) => `WITH RECURSIVE
 const NOT_FAILED_BLOCK = (v: string) => `NOT EXISTS (SELECT 1 FROM branches fb JOIN branches cb ON cb.id = fb.continued_by
     WHERE fb.id = ${v}.branch_id AND ${v}.position <= fb.continued_at AND (
       (cb.parent_id = fb.id AND ${v}.position > cb.fork_position)
-      OR (cb.parent_id <> fb.id AND coalesce(${v}.position > fb.continued_from,
+      OR (cb.parent_id IS NOT fb.id AND coalesce(${v}.position > fb.continued_from,
         ${v}.seq > coalesce((SELECT a.seq FROM entries a WHERE a.id = cb.fork_entry_id), 0)))))`;
 
 /**
