@@ -37,7 +37,7 @@ import {
   type InvokeOptions,
   type WriteOptions,
 } from "../models/inputs.js";
-import type { JsonInput, JsonValue } from "../models/json.js";
+import { readingInput, type JsonInput, type JsonValue } from "../models/json.js";
 import type {
   Branch,
   Checkpoint,
@@ -142,7 +142,8 @@ export class SessionHandle {
    * (its request id applied already: it answers as the first call did, which loaded them; changes since stay).
    */
   async #move<T>(options: MoveOptions | undefined, fn: (ctx: EngineContext, ref: SessionRef) => Promise<T>): Promise<T> {
-    const requestId = options?.requestId;
+    // Read before the move validates it: a getter that throws is the caller's input that cannot be read.
+    const requestId = readingInput(() => options?.requestId, "requestId");
     const retry =
       typeof requestId === "string" &&
       hasTracked(this.#ctx, this.id) &&

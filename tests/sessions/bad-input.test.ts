@@ -688,6 +688,12 @@ const rows: Row[] = [
           ),
         "message",
       ],
+      ["undo with options whose requestId getter throws", () => s.undo(bad(throwing({}, "requestId"))), "requestId"],
+      [
+        "edit with options whose requestId getter throws",
+        () => s.edit(ids.message, { content: "x" }, bad(throwing({}, "requestId"))),
+        "requestId",
+      ],
       ["turn with a message whose getter throws", () => s.turn([bad(throwing({ role: "user" }, "content"))], { name: "t" }), "messages[0]"],
       ["setState with a value whose getter throws", () => s.setState(throwing({ a: 1 }, "b")), "state.b"],
       ["setState with a value whose getter throws only when read again", () => s.setState(onceReadable()), "state"],
