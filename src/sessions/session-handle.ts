@@ -460,7 +460,14 @@ export class SessionHandle {
     // The block's own checkpoint stays a rollback target even if it was expired meanwhile (`expire`, say); its rollback
     // is not the user's move: undo and redo do not see it. It forgets the request ids the block's own calls recorded.
     const target = {
-      begin: (o: { name: string }) => this.#run((ctx, ref) => heldCheckpoint(ctx, ref, o)),
+      // After the tool calls running on the session end, as a move waits for them: what their runs write is theirs, not
+      // the block's, and must not be rolled back with it (a handler's own block runs inside its call).
+      begin: (o: { name: string }) =>
+        this.#run((ctx, ref) =>
+          servedHandler(this.id)
+            ? heldCheckpoint(ctx, ref, o)
+            : ctx.withSessionLock(ref.id, () => heldCheckpoint(ctx, ref, o), "exclusive", "atomic()"),
+        ),
       guard: <R>(run: (own: BlockOwn) => Promise<R>) => inBlock(this.#ctx.events, run),
       rollback: async (checkpointId: string, o: MoveOptions | undefined, own: BlockOwn) => {
         const moved = await this.#move(o, (ctx, ref) =>

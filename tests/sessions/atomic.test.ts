@@ -185,6 +185,40 @@ describe("atomic among the handle's calls made without awaiting", () => {
     expect(await contents(s)).toEqual(["from the tool"]);
   });
 
+  it("a tool call running when atomic() is made keeps what its run wrote: the block begins after it", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const { fp } = dbs.open({
+      tools: [
+        defineTool<{ text: string }, { ok: boolean }>({
+          name: "say",
+          run: async ({ text }, ctx) => {
+            await gate;
+            await (await fp.getSession(ctx.sessionId, { userId: "u" })).append({ role: "assistant", content: text });
+            return { ok: true };
+          },
+        }),
+      ],
+    });
+    const s = await fp.createSession({ userId: "u" });
+    const t = await fp.getSession(s.id, { userId: "u" });
+    await s.append({ role: "user", content: "start" });
+    // Two calls (this handle's and another's of the same Forkpoint) run, waiting at the gate, when the block is made.
+    const calls = Promise.all([s.invoke("say", { text: "said by the tool" }), t.invoke("say", { text: "said again" })]);
+    await new Promise((r) => setTimeout(r, 50));
+    const guarded = rejectionOf(
+      s.atomic(async () => {
+        await s.append({ role: "user", content: "inside" });
+        await new Promise((r) => setTimeout(r, 50));
+        throw new Error("boom");
+      }),
+    );
+    release();
+    expect(((await guarded) as Error).message).toBe("boom");
+    await calls;
+    expect(await contents(s)).toEqual(["start", "said by the tool", "said again"]);
+  });
+
   it("a call on another session does not wait for the block", async () => {
     const { fp } = dbs.open();
     const [s, other] = [await fp.createSession({ userId: "u" }), await fp.createSession({ userId: "u" })];
