@@ -210,3 +210,58 @@ it("a hand edit under a recorded call's write that a checkpoint keeps: the older
   expect(readOrNull(a)).toBe("v0\n");
   expect((await s.diffFiles(c0.id, kept.id)).patch).toContain("+my own edit");
 });
+
+// The older call written over may be a recorded call too: its record keeps what the files it names held as recorded.
+it("a hand edit between two recorded calls over one file: the older recorded call's undo is refused", async () => {
+  const { s, c0, b } = await setup();
+  fs.writeFileSync(b, "my own edit\n");
+  fs.writeFileSync(b, "recorded again\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: b, text: "recorded again\n" }, result: { previous: "my own edit\n" } });
+  for (let i = 0; i < 2; i++) {
+    expect(await rejectionOf(s.rollback(c0.id))).toMatchObject({ code: "WORKSPACE_DRIFT", message: expect.stringContaining("b.txt") });
+    expect(readOrNull(b)).toBe("my own edit\n");
+  }
+  const forced = await s.rollback(c0.id, { force: true });
+  expect(forced.savedDrift?.files).toEqual(["b.txt"]);
+  expect(readOrNull(b)).toBeNull();
+  expect((await s.diffFiles(c0.id, forced.savedDrift!.checkpointId)).patch).toContain("+my own edit");
+});
+
+// A replay writing there next is held the same way: a switch to a branch whose call (tool or recorded) wrote that file.
+it("a hand edit a recorded call's undo puts back, then a replay writes that file: the switch stops there", async () => {
+  for (const kind of ["invoked", "recorded"] as const) {
+    const ws = tempDir("forkpoint-conv-recorded-");
+    const { fp } = dbs.open({ tools: [writeFileTool()] as never[] });
+    const s = await fp.createSession({ userId: "u" });
+    const a = path.join(ws, "a.txt");
+    fs.writeFileSync(a, "v0\n");
+    await s.attachWorkspace(ws);
+    await s.append({ role: "user", content: "go" });
+    const c0 = await s.checkpoint({ name: "c0" });
+    const main = (await s.info()).currentBranchId;
+    await s.append({ role: "user", content: "main" });
+    await s.rollback(c0.id);
+    await s.append({ role: "user", content: "other" });
+    if (kind === "invoked") await s.invoke("write_file", { path: a, text: "other\n" });
+    else {
+      fs.writeFileSync(a, "other\n");
+      await s.recordToolCall({ tool: "write_file", args: { path: a, text: "other\n" }, result: { previous: "v0\n" } });
+    }
+    const other = (await s.info()).currentBranchId;
+    await s.switchBranch(main);
+    fs.writeFileSync(a, "my own edit\n");
+    fs.writeFileSync(a, "recorded\n");
+    await s.recordToolCall({ tool: "write_file", args: { path: a, text: "recorded\n" }, result: { previous: "my own edit\n" } });
+    for (let i = 0; i < 2; i++) {
+      expect(await rejectionOf(s.switchBranch(other))).toMatchObject({
+        code: "WORKSPACE_DRIFT",
+        message: expect.stringContaining("a.txt"),
+      });
+      expect(readOrNull(a)).toBe("my own edit\n");
+    }
+    const forced = await s.switchBranch(other, { force: true });
+    expect(forced.savedDrift?.files).toEqual(["a.txt"]);
+    expect(readOrNull(a)).toBe("other\n");
+    expect((await s.diffFiles(c0.id, forced.savedDrift!.checkpointId)).patch).toContain("+my own edit");
+  }
+});

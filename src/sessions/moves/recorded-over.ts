@@ -1,8 +1,9 @@
 // A recorded call's undo writes back what its result says the file held as it ran: forkpoint cannot tell a hand edit
 // made before that call from the content an older call left there, so the drift check before the move leaves the file
-// to that undo (see `recordedDrift`). An older call's undo in the same move then writes there: it runs only while the
-// file holds what that call's run left there, or content a checkpoint keeps; anything else (the hand edit the recorded
-// undo put back) stops the move, which a checkpoint keeping it (or a move with `force`, saving it first) lets go on.
+// to that undo (see `recordedDrift`). An older call's undo in the same move (or a replay) then writes there: it runs
+// only while the file holds what that call's run left there, or content a checkpoint keeps; anything else (the hand
+// edit the recorded undo put back) stops the move, which a checkpoint keeping it (or a move with `force`, saving it
+// first) lets go on.
 import { createHash } from "node:crypto";
 import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,17 +24,28 @@ import type { MoveSpec } from "./move-spec.js";
 export class RecordedUndos {
   readonly #by = new Map<string, string>();
 
-  /** After undo `step` of the move ran (done): what it wrote, when it is a recorded call's, or no longer. */
-  async undone(ctx: EngineContext, sessionId: string, step: MoveStepRow): Promise<void> {
+  /**
+   * After `step` of the move ran (done): what a recorded call's undo wrote, or no longer (a replay applies its call
+   * again: what it writes is that call's effect).
+   */
+  async ran(ctx: EngineContext, sessionId: string, step: MoveStepRow): Promise<void> {
     const { written, named } = await ctx.store.read((tx) => undoReach(tx, sessionId, step));
     for (const path of written) this.#by.delete(path);
-    for (const path of named) this.#by.set(path, step.entryId);
+    for (const path of named) {
+      if (step.op === "undo") this.#by.set(path, step.entryId);
+      else this.#by.delete(path);
+    }
+  }
+
+  /** After the move's files step: the files are as it restored or kept them, its own doing or drift it checked. */
+  restored(): void {
+    this.#by.clear();
   }
 
   /**
-   * The files of undo `step`'s call's paths a recorded call's undo wrote in this move that hold other than what that
-   * call's run left there, in content no checkpoint of the session keeps (see the file's comment): what its undo
-   * would write over unsaved, with the recorded calls that put it back. A deletion keeps no content (as the drift
+   * The files of `step`'s call's paths (an undo's or a replay's) a recorded call's undo wrote in this move that hold
+   * other than what that call's run left there, in content no checkpoint of the session keeps (see the file's comment):
+   * what `step` would write over unsaved, with the recorded calls that put it back. A deletion keeps no content (as the drift
    * check before the move weighs it). Null: none.
    */
   async savesUnder(
@@ -59,7 +71,7 @@ export class RecordedUndos {
   }
 }
 
-/** What undo `step` wrote: its call's recorded paths, or (a recorded call's) the files its arguments name as recorded. */
+/** What `step` wrote: its call's recorded paths, or (a recorded call's) the files its arguments name as recorded. */
 export function* undoReach(tx: Tx, sessionId: string, step: MoveStepRow) {
   const written = yield* tx.callPaths(step.entryId);
   if (written !== undefined) return { written, named: [] };
@@ -70,21 +82,24 @@ export function* undoReach(tx: Tx, sessionId: string, step: MoveStepRow) {
   return { written: [], named: namedPaths(ws.dir, toToolInvocation(row).args).filter((path) => files.has(path)) };
 }
 
-/** What undo `step`'s call's run left in the paths it changed, and the workspace's folder; null: no record of them. */
+/**
+ * What `step`'s call's run left in the paths it changed (a recorded call's: what the files its arguments name held as it
+ * was recorded), and the workspace's folder; null: no record of them.
+ */
 function* leftBy(tx: Tx, sessionId: string, step: MoveStepRow) {
-  const outputs = yield* tx.callOutputs(step.entryId);
+  const outputs = (yield* tx.callOutputs(step.entryId)) ?? (yield* tx.recordedFiles(step.entryId));
   const ws = outputs && (yield* tx.getWorkspace(sessionId));
   return ws ? { dir: ws.dir, left: outputs } : null;
 }
 
-/** The refusal of undo `step` over `saves` (see `RecordedUndos.savesUnder`): the move stops there, the files as they are. */
+/** The refusal of `step` over `saves` (see `RecordedUndos.savesUnder`): the move stops there, the files as they are. */
 export function undoOverError(step: MoveStepRow, saves: { dir: string; paths: string[]; calls: string[] }): ConflictError {
   const { dir, paths, calls } = saves;
   const one = paths.length === 1;
   return new ConflictError(
     `this move's undo of recorded ${calls.length === 1 ? "call" : "calls"} ${calls.join(", ")} put back in ${paths.join(", ")} ` +
       `in the workspace ${dir} other than what call ${step.entryId} left there (a change made by hand, kept in no ` +
-      `checkpoint), and the undo of ${step.entryId} writes over ${one ? "it" : "them"}; the move stopped there, with ` +
+      `checkpoint), and the ${step.op} of ${step.entryId} writes over ${one ? "it" : "them"}; the move stopped there, with ` +
       `${one ? "the change" : "the changes"} on disk: take a checkpoint to keep ${one ? "it" : "them"} (or move with ` +
       "force: true), then move again",
     "WORKSPACE_DRIFT",

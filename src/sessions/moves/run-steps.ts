@@ -70,12 +70,15 @@ export async function runJournaledMove(
     const replays = new Set(steps.filter((s) => s.op === "replay").map((s) => s.entryId));
     const staysOnTop = (s: MoveStepRow) => spec.files === undefined && s.op === "undo" && s.status === "failed" && replays.has(s.entryId);
     let above = steps.find(staysOnTop)?.entryId;
-    // The files recorded calls' undos wrote, which an older call's undo writes only while they hold what it left there.
+    // The files recorded calls' undos wrote, which an older call's undo (or a replay) writes only while they hold what
+    // its call left there.
     const recorded = new RecordedUndos();
-    if (changes.holding) for (const s of steps) if (s.op === "undo" && s.status === "done") await recorded.undone(ctx, spec.sessionId, s);
+    if (changes.holding) for (const s of steps) if (s.status === "done") await recorded.ran(ctx, spec.sessionId, s);
+    if (spec.files !== undefined && !filesDue) recorded.restored();
     for (const step of steps) {
       if (filesDue && step.op === "replay") {
         files = await filesStep(ctx, spec, moveId, restoreFiles, changes, true);
+        recorded.restored();
         filesDue = false;
       }
       if (checkDue && step.op === "replay") {
@@ -97,9 +100,9 @@ export async function runJournaledMove(
         continue;
       }
       if (step.op === "replay") await refuseSavedOver(ctx, spec, moveId, step, changes);
-      else await refuseRecordedOver(ctx, spec, moveId, step, recorded);
+      await refuseRecordedOver(ctx, spec, moveId, step, recorded);
       const failure = await runStep(ctx, spec, step, changes);
-      if (!failure && step.op === "undo" && changes.holding) await recorded.undone(ctx, spec.sessionId, step);
+      if (!failure && changes.holding) await recorded.ran(ctx, spec.sessionId, step);
       if (failure && step.op === "undo") stillApplied.add(step.entryId);
       if (failure && staysOnTop({ ...step, status: "failed" })) above = step.entryId;
       // Closing stops a move as the stop policy does: no step starts after it, and calling the move again continues.
@@ -140,9 +143,9 @@ async function refuseSavedOver(ctx: EngineContext, spec: MoveSpec, moveId: strin
 }
 
 /**
- * Before undo `step`: a file a recorded call's undo earlier in this move wrote that no longer holds what `step`'s call
- * left there (see recorded-over.ts). The move stops there (`WORKSPACE_DRIFT`), the step not run, as `refuseSavedOver`
- * stops it before a replay.
+ * Before `step` (an undo or a replay): a file a recorded call's undo earlier in this move wrote that no longer holds what
+ * `step`'s call left there (see recorded-over.ts). The move stops there (`WORKSPACE_DRIFT`), the step not run, as
+ * `refuseSavedOver` stops it before a replay over a save.
  */
 async function refuseRecordedOver(ctx: EngineContext, spec: MoveSpec, moveId: string, step: MoveStepRow, recorded: RecordedUndos) {
   const saves = await recorded.savesUnder(ctx, spec, step);
