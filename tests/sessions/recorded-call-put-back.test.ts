@@ -49,3 +49,50 @@ it("a forced edit undoes a tool call over a recorded call's write and replays bo
   expect(again.files?.kept).toBeUndefined();
   expect(readOrNull(file)).toBe("w1\n");
 });
+
+// What a recorded call's undo puts back stays drift only where a hand edit may be lost: a deletion (or content a
+// checkpoint keeps) is the move's own, and a "both" rewind restores the target's files over it, not keeps it.
+it("a \"both\" rewind over a recorded call's undo that deletes the file restores the target's content", async () => {
+  const file = path.join(ws, "b.txt");
+  fs.writeFileSync(path.join(ws, "a.txt"), "v0\n");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  fs.writeFileSync(file, "first\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: file, text: "first\n" }, result: { previous: null } });
+  await s.append({ role: "user", content: "next" });
+  const c1 = await s.checkpoint({ name: "c1" });
+  await s.rollback(c0.id);
+  expect(readOrNull(file)).toBeNull();
+  fs.writeFileSync(file, "second\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: file, text: "second\n" }, result: { previous: null } });
+  await s.checkpoint({ name: "second" });
+
+  const moved = await s.rollback(c1.id, { scope: "both" });
+  expect(moved.files?.kept).toBeUndefined();
+  expect(readOrNull(file)).toBe("first\n");
+});
+
+// Put back in content no checkpoint keeps, the file stays drift until an older tool call's undo writes there: the
+// restore then writes the target's content over that undo's write.
+it("a \"both\" rewind over a recorded call's undo, then an older tool call's undo of that file: the target's content", async () => {
+  const file = path.join(ws, "c.txt");
+  fs.writeFileSync(path.join(ws, "a.txt"), "v0\n");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  await s.invoke("write_file", { path: file, text: "target\n" });
+  await s.append({ role: "user", content: "next" });
+  const c1 = await s.checkpoint({ name: "c1" });
+  await s.rollback(c0.id, { scope: "both" });
+  await s.invoke("write_file", { path: file, text: "by the tool\n" });
+  fs.writeFileSync(file, "recorded\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: file, text: "recorded\n" }, result: { previous: "by the tool\n" } });
+  await s.checkpoint({ name: "recorded" });
+
+  const moved = await s.rollback(c1.id, { scope: "both" });
+  expect(moved.files?.kept).toBeUndefined();
+  expect(readOrNull(file)).toBe("target\n");
+});

@@ -33,6 +33,9 @@ export class OwnChanges {
    * later step of a call with recorded paths writes there.
    */
   #leftDrift = new Set<string>();
+  /** Those of `#leftDrift` absorbed as drift since, and those of them a later step of a call with recorded paths wrote. */
+  #leftAbsorbed = new Set<string>();
+  #retaken = new Set<string>();
   /** The hand edits this move's undos put back, kept as put back by later undos of calls with recorded paths. */
   #putBack: PutBack | null = null;
   /**
@@ -119,7 +122,7 @@ export class OwnChanges {
     else for (const path of paths) this.#may.add(path);
   }
 
-  /** What the running step (a recorded call's undo) writes in `paths` stays drift (see `#leftDrift`). */
+  /** What the step that just ran (a recorded call's undo) wrote in `paths` stays drift (see `#leftDrift`). */
   leaveDrift(paths: readonly string[]): void {
     if (this.holding) for (const path of paths) this.#leftDrift.add(path);
   }
@@ -139,7 +142,11 @@ export class OwnChanges {
     const ran = this.#step;
     this.#step = null;
     // What a step of a call with recorded paths wrote there is its own doing again.
-    if (ran && ran.kind !== "pathless") for (const path of ran.paths) this.#leftDrift.delete(path);
+    if (ran && ran.kind !== "pathless")
+      for (const path of ran.paths) {
+        this.#leftDrift.delete(path);
+        if (this.#leftAbsorbed.delete(path)) this.#retaken.add(path);
+      }
     if (ran && this.#putBack) {
       // A call without recorded paths may have written its own effect there: what it wrote stays (see `#mayOwn`). A
       // replay applies its call again: what it writes is that call's effect, never taken back for a hand edit.
@@ -168,11 +175,13 @@ export class OwnChanges {
     const may = this.#may;
     const unseen = this.#unseen;
     const left = new Set([...unseen, ...this.#leftDrift]);
+    for (const path of this.#leftDrift) this.#leftAbsorbed.add(path);
     this.#before = null;
     this.#may = new Set();
     this.#unseen = new Set();
     this.#leftDrift = new Set();
     const own = this.#ownDrift(may);
+    this.#retaken = new Set();
     const drifted = await absorbChanges(this.ctx, this.sessionId, before, undefined, may === "all" ? undefined : may, own, left);
     if (before?.state.watch && before.state.walked) for (const path of unseen) this.#mayOwn.add(path);
     return drifted;
@@ -180,8 +189,12 @@ export class OwnChanges {
 
   /** The drifted paths this absorb's changes may make known: a crash's, and the hand edits put back earlier a call without recorded paths may change. */
   #ownDrift(may: Set<string> | "all"): ReadonlySet<string> | "all" | undefined {
-    if (this.ownDrift === "all" || may !== "all" || this.#mayOwn.size === 0) return this.ownDrift;
-    return new Set([...(this.ownDrift ?? []), ...this.#mayOwn]);
+    const own =
+      this.ownDrift === "all" || may !== "all" || this.#mayOwn.size === 0
+        ? this.ownDrift
+        : new Set([...(this.ownDrift ?? []), ...this.#mayOwn]);
+    // What a recorded call's undo left as drift, written since by a step of a call with recorded paths, is its own again.
+    return own === "all" || this.#retaken.size === 0 ? own : new Set([...(own ?? []), ...this.#retaken]);
   }
 
   /**

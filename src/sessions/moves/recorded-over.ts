@@ -71,6 +71,31 @@ export class RecordedUndos {
   }
 }
 
+/**
+ * Those of `paths` (the files a recorded call's undo just wrote, as its arguments name them) that hold content no
+ * checkpoint of the session keeps: what it put back there may be a hand edit made before that call, left as drift. A
+ * deletion, or content a checkpoint keeps, loses nothing written over: the move's own doing, as any undo's write.
+ */
+export async function unsavedIn(
+  ctx: EngineContext,
+  spec: Pick<MoveSpec, "userId" | "sessionId">,
+  paths: readonly string[],
+): Promise<string[]> {
+  if (paths.length === 0) return [];
+  const ws = await ctx.store.read((tx) => tx.getWorkspace(spec.sessionId));
+  if (!ws) return [];
+  const files = new Map<string, string>();
+  const other: string[] = [];
+  for (const path of paths) {
+    const now = fileId(ws.dir, path);
+    if (now === undefined) other.push(path);
+    else if (now !== null) files.set(path, now);
+  }
+  if (files.size === 0) return other;
+  const held = await ctx.store.read((tx) => heldInCheckpoints(tx, spec.userId, spec.sessionId, files, ctx.now()));
+  return [...other, ...[...files.keys()].filter((path) => !held.has(path))];
+}
+
 /** What `step` wrote: its call's recorded paths, or (a recorded call's) the files its arguments name as recorded. */
 export function* undoReach(tx: Tx, sessionId: string, step: MoveStepRow) {
   const written = yield* tx.callPaths(step.entryId);

@@ -16,7 +16,7 @@ import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
 import { targetLineage } from "./target-lineage.js";
 import { asideCleared } from "../workspace/unapplied.js";
 import { refuseReplayOver } from "./drift-in-move.js";
-import { RecordedUndos, undoOverError, undoReach } from "./recorded-over.js";
+import { RecordedUndos, undoOverError, undoReach, unsavedIn } from "./recorded-over.js";
 import type { RestoreJournal } from "../workspace/restore-guards.js";
 
 /**
@@ -253,7 +253,8 @@ export async function runStep(
   );
   // An undo changes the files its call's run changed; a replay runs the same call again, so changes them too.
   own?.expect(paths, unseen, step.op);
-  own?.leaveDrift(named);
+  // What a recorded call's undo put back, once it ran, stays drift where a hand edit may be lost (see `unsavedIn`).
+  const leaveDrift = async () => own?.leaveDrift(await unsavedIn(ctx, spec, named));
   const invocation = toToolInvocation(row);
   let resultText: string | null = null;
   try {
@@ -304,11 +305,13 @@ export async function runStep(
       await ctx.store.write({ sessionId: spec.sessionId }, (tx) => pendingStepUnit(tx, ctx, step)).catch(() => undefined);
       throw cause;
     }
+    await leaveDrift();
     await own?.step();
     const error = stepErrorJson(cause);
     await recording(ctx, spec.sessionId, step, { status: "failed", error }, (tx) => failStepUnit(tx, ctx, step, error));
     return { tool: invocation.tool, cause };
   }
+  await leaveDrift();
   const putBacks = await own?.step(step.op === "undo");
   // An undo's journal keeps the hand edits it put back: a move called again after a stop holds them (`stoppedPutBacks`).
   if (step.op === "undo" && putBacks && Object.keys(putBacks).length > 0) resultText = JSON.stringify({ putBack: putBacks });
