@@ -96,3 +96,31 @@ it("a \"both\" rewind over a recorded call's undo, then an older tool call's und
   expect(moved.files?.kept).toBeUndefined();
   expect(readOrNull(file)).toBe("target\n");
 });
+
+// The last recorded undo to write a file decides: an older recorded call's undo putting back content a checkpoint keeps
+// makes the file the move's own again, over what a newer one's undo left as drift.
+it("a \"both\" switch over two recorded calls' undos of one file: the target's content", async () => {
+  const file = path.join(ws, "a.txt");
+  fs.writeFileSync(file, "v0\n");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  const main = (await s.info()).currentBranchId;
+  await s.invoke("write_file", { path: file, text: "target\n" });
+  await s.append({ role: "user", content: "next" });
+  await s.checkpoint({ name: "c1" });
+  await s.rollback(c0.id, { scope: "both" });
+  for (const [text, previous] of [
+    ["first\n", "v0\n"],
+    ["second\n", "first\n"],
+  ]) {
+    fs.writeFileSync(file, text!);
+    await s.recordToolCall({ tool: "write_file", args: { path: file, text: text! }, result: { previous: previous! } });
+  }
+  await s.checkpoint({ name: "recorded" });
+
+  const moved = await s.switchBranch(main, { scope: "both" });
+  expect(moved.files?.kept).toBeUndefined();
+  expect(readOrNull(file)).toBe("target\n");
+});

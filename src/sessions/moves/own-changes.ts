@@ -122,9 +122,16 @@ export class OwnChanges {
     else for (const path of paths) this.#may.add(path);
   }
 
-  /** What the step that just ran (a recorded call's undo) wrote in `paths` stays drift (see `#leftDrift`). */
-  leaveDrift(paths: readonly string[]): void {
-    if (this.holding) for (const path of paths) this.#leftDrift.add(path);
+  /**
+   * The step that just ran (a recorded call's undo) wrote `named`: what it left in `unsaved` stays drift (see
+   * `#leftDrift`), the rest is its own doing (over what an earlier one left as drift, too).
+   */
+  leaveDrift(named: readonly string[], unsaved: readonly string[]): void {
+    if (!this.holding) return;
+    for (const path of named) {
+      if (unsaved.includes(path)) this.#leftDrift.add(path);
+      else if (this.#leftDrift.delete(path) || this.#leftAbsorbed.delete(path)) this.#retaken.add(path);
+    }
   }
 
   /** Holds the hand edits the stopped move just before this one put back (see `stoppedPutBacks`), where still as left. */

@@ -254,7 +254,7 @@ export async function runStep(
   // An undo changes the files its call's run changed; a replay runs the same call again, so changes them too.
   own?.expect(paths, unseen, step.op);
   // What a recorded call's undo put back, once it ran, stays drift where a hand edit may be lost (see `unsavedIn`).
-  const leaveDrift = async () => own?.leaveDrift(await unsavedIn(ctx, spec, named));
+  const leaveDrift = async () => own?.leaveDrift(named, await unsavedIn(ctx, spec, named));
   const invocation = toToolInvocation(row);
   let resultText: string | null = null;
   try {
