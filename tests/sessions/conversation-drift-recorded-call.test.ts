@@ -265,3 +265,64 @@ it("a hand edit a recorded call's undo puts back, then a replay writes that file
     expect((await s.diffFiles(c0.id, forced.savedDrift!.checkpointId)).patch).toContain("+my own edit");
   }
 });
+
+// A tool call over a recorded call's write finds it as drift (a hand edit, for all forkpoint saw): its undo puts it
+// back. The recorded call's undo, next, takes its own write back, and its replay makes it again: a replay over the file
+// after both loses nothing, so the switch runs (it was refused, force or not, as a hand edit no checkpoint could keep).
+it("a tool call over a recorded call's write, both undone, then a replay of that file: the switch runs", async () => {
+  const ws = tempDir("forkpoint-conv-recorded-");
+  const { fp } = dbs.open({ tools: [writeFileTool()] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  const a = path.join(ws, "a.txt");
+  fs.writeFileSync(a, "v0\n");
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  await s.checkpoint({ name: "c0" });
+  const [m] = await s.append({ role: "user", content: "write" });
+  await s.invoke("write_file", { path: a, text: "main\n" });
+  const main = (await s.info()).currentBranchId;
+  await s.edit(m!.id, { content: "other" });
+  expect(readOrNull(a)).toBe("v0\n");
+  fs.writeFileSync(a, "recorded\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: a, text: "recorded\n" }, result: { previous: "v0\n" } });
+  await s.invoke("write_file", { path: a, text: "over it\n" });
+  const other = (await s.info()).currentBranchId;
+
+  const plan = await s.plan({ branchId: main });
+  expect({ drift: plan.drift, blocked: plan.blocked }).toEqual({ drift: [], blocked: undefined });
+  const moved = await s.switchBranch(main);
+  expect(moved.undone.map((t) => (t.args as { text: string }).text)).toEqual(["over it\n", "recorded\n"]);
+  expect(moved.replayed.map((t) => (t.args as { text: string }).text)).toEqual(["main\n"]);
+  expect(readOrNull(a)).toBe("main\n");
+  // Back again: the recorded call's write is made again, and the tool call over it.
+  await s.switchBranch(other);
+  expect(readOrNull(a)).toBe("over it\n");
+  const forced = await s.switchBranch(main, { force: true });
+  expect(forced.savedDrift).toBeUndefined();
+  expect(readOrNull(a)).toBe("main\n");
+});
+
+// Where the tool call found a hand edit made after the recorded call, that edit is what the undo puts back: refused.
+it("a hand edit after a recorded call's write, a tool call over it, then a replay of that file: refused", async () => {
+  const ws = tempDir("forkpoint-conv-recorded-");
+  const { fp } = dbs.open({ tools: [writeFileTool()] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  const a = path.join(ws, "a.txt");
+  fs.writeFileSync(a, "v0\n");
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  await s.checkpoint({ name: "c0" });
+  const [m] = await s.append({ role: "user", content: "write" });
+  await s.invoke("write_file", { path: a, text: "main\n" });
+  const main = (await s.info()).currentBranchId;
+  await s.edit(m!.id, { content: "other" });
+  fs.writeFileSync(a, "recorded\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: a, text: "recorded\n" }, result: { previous: "v0\n" } });
+  fs.writeFileSync(a, "my own edit\n");
+  await s.invoke("write_file", { path: a, text: "over it\n" });
+  for (const force of [false, true]) {
+    const refused = await rejectionOf(s.switchBranch(main, { force }));
+    expect(refused).toMatchObject({ code: "WORKSPACE_DRIFT", message: expect.stringContaining("force cannot save it first") });
+    expect(readOrNull(a)).toBe("over it\n");
+  }
+});

@@ -186,6 +186,9 @@ export function* writtenPaths(
       // A folder too big to list when it was recorded is left out, as before such records (see `withNamedFiles`).
       const reach = new Set(namedPaths(ws.dir, call.args).filter((path) => files.has(path)));
       if (reach.size === 0) continue;
+      // Its undo writes over what a later call's undo put back where that is just what it was recorded over, in a file
+      // its arguments name as such: its own write (a later call found it as drift), which its replay makes again.
+      if (undo) for (const path of reach) if (putBack.get(path)?.id === files.get(path)) putBack.delete(path);
       const claimed = new Set([...writes, ...keep, ...expected.keys(), ...named.keys()]);
       recordedCalls.push({ reach, files, undo, claimed });
       for (const path of reach) recordedNamed.add(path);
