@@ -118,7 +118,7 @@ it.each(["conversation", "both"] as const)(
     await s.invoke("write_file", { path: file("a.txt"), text: "agent\n" });
 
     const plan = await s.plan({ branchId: other, scope });
-    expect(plan.blocked).toMatch(/by hand to a\.txt/);
+    expect(plan.blocked).toMatch(/by hand to a\.txt|to a\.txt in the workspace .* \(by hand/);
     expect(await rejectionOf(s.switchBranch(other, { scope, force: true }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
   },
 );

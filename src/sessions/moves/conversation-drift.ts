@@ -324,7 +324,8 @@ export function refuseLostSaves(ws: WorkspaceRow, lost: ReadonlyMap<string, read
   const one = calls.length === 1;
   throw new ConflictError(
     `this move's undo of ${one ? "call" : "calls"} ${calls.join(", ")} puts back ${paths.length === 1 ? "a change" : "changes"} ` +
-      `made by hand to ${paths.join(", ")} in the workspace ${ws.dir} (kept in no checkpoint), and a replay of the move ` +
+      `to ${paths.join(", ")} in the workspace ${ws.dir} that no call forkpoint ran made (by hand, or by a call recorded ` +
+      "with recordToolCall through a folder it names) and no checkpoint keeps, and a replay of the move " +
       `writes over ${paths.length === 1 ? "it" : "them"}; force cannot save ${paths.length === 1 ? "it" : "them"} first, as ` +
       `${paths.length === 1 ? "it is" : "they are"} not in the files now: ` +
       (one

@@ -123,8 +123,9 @@ export function undoOverError(step: MoveStepRow, saves: { dir: string; paths: st
   const one = paths.length === 1;
   return new ConflictError(
     `this move's undo of recorded ${calls.length === 1 ? "call" : "calls"} ${calls.join(", ")} put back in ${paths.join(", ")} ` +
-      `in the workspace ${dir} other than what call ${step.entryId} left there (a change made by hand, kept in no ` +
-      `checkpoint), and the ${step.op} of ${step.entryId} writes over ${one ? "it" : "them"}; the move stopped there, with ` +
+      `in the workspace ${dir} other than what call ${step.entryId} left there (made by no call forkpoint ran, by hand ` +
+      `maybe, and kept in no checkpoint), and the ${step.op} of ${step.entryId} writes over ${one ? "it" : "them"}; ` +
+      "the move stopped there, with " +
       `${one ? "the change" : "the changes"} on disk: take a checkpoint to keep ${one ? "it" : "them"} (or move with ` +
       "force: true), then move again",
     "WORKSPACE_DRIFT",
