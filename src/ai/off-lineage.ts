@@ -1,6 +1,6 @@
 // Refuses a saved list copied from a conversation the session moved away from: a message or call only elsewhere.
 import { isDeepStrictEqual } from "node:util";
-import { ConflictError } from "../models/errors.js";
+import { ConflictError, ValidationError } from "../models/errors.js";
 import type { JsonValue } from "../models/json.js";
 import type { Message, MessageInput } from "../models/types.js";
 import { messagesAfter } from "../sessions/writes/append-where.js";
@@ -114,6 +114,37 @@ export async function refuseOffLineage(
     );
   }
   return true;
+}
+
+/**
+ * Refuses (`ValidationError`, nothing written) a list that changes message `kept` into, or goes on after it with, a
+ * message the current branch holds after it, by id or by tool call (`changed`: the stored message `kept`'s forms;
+ * `later`: those of the stored messages after it): a turn dropped from the middle of the chat, or a message put before
+ * stored ones. The edit forks before the changed message, undoing the calls after it, so the copies would show those
+ * calls as done where the new branch does not hold them.
+ */
+export function refuseLaterCopies(changed: Message[], later: Message[], kept: number, inputs: MessageInput[], options: CallReading): void {
+  const named = (m: Message) => [m.id, ...(m.clientId !== null ? [m.clientId] : [])];
+  const after = { ids: new Set(later.flatMap(named)), calls: later.flatMap((m) => namedCalls(m, options)) };
+  const from = {
+    ids: new Set([...after.ids, ...changed.flatMap(named)]),
+    calls: [...after.calls, ...changed.flatMap((m) => namedCalls(m, options))],
+  };
+  for (let i = kept; i < inputs.length; i++) {
+    // The changed message itself may keep its stored id and calls (an edit): only the messages after it may not.
+    const { ids, calls } = i === kept ? after : from;
+    const m = inputs[i]!;
+    const byId = m.clientId !== undefined && ids.has(m.clientId);
+    const call = namedCalls(m, options).find((c) => holds(calls, c))?.id;
+    if (!byId && call === undefined) continue;
+    const what = byId ? `message ${JSON.stringify(m.clientId)}` : `tool call ${JSON.stringify(call)}`;
+    throw new ValidationError(
+      `messages[${i}]`,
+      `(${what}) is stored after messages[${kept}], which the list changes: a list may change a message and go on with ` +
+        "new ones, not drop or move the messages stored after it (their tool calls would be undone, shown as done); " +
+        "nothing was written: load the chat again (loadChat) and send from there",
+    );
+  }
 }
 
 /**

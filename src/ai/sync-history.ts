@@ -13,7 +13,7 @@ import { Backoff } from "../sessions/core/backoff.js";
 import { servedHandler } from "../tools/handler-scope.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import { CONTINUES_KEY } from "../sessions/entry-refs.js";
-import { refuseOffLineage, type CallReading } from "./off-lineage.js";
+import { refuseLaterCopies, refuseOffLineage, type CallReading } from "./off-lineage.js";
 import { comparable, keeps, restates, same } from "./same-message.js";
 import { answerCallKeys } from "./answer-call-keys.js";
 
@@ -166,6 +166,14 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
   if (!(await refuseOffLineage(s, readOn, history, anchor, kept, inputs, options))) return null;
   const changed = kept < stored.length && kept < inputs.length;
   const continued = changed && kept === stored.length - 1 && options.continues?.(stored[kept]!.latest, inputs[kept]!) === true;
+  if (changed && !continued)
+    refuseLaterCopies(
+      stored[kept]!.forms,
+      stored.slice(kept + 1).flatMap((m) => m.forms),
+      kept,
+      inputs,
+      options,
+    );
   const appending = inputs.length - kept - (changed && !continued ? 1 : 0);
   if (appending > ctx.limits.maxBatch) {
     throw new PayloadTooLargeError(
