@@ -346,6 +346,7 @@ export async function saveModelMessages(
     callsOf: modelCallsOf,
     callInputsOf: modelCallInputsOf,
     trackInputOf,
+    resends: (m) => m.role === "tool",
     ...optionsOf(options),
   });
 }
