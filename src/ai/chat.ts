@@ -299,6 +299,16 @@ function modelInput(value: unknown, i: number): MessageInput {
 /** A ModelMessage part naming a tool call: the call itself, its result, an approval asked for it. */
 const MODEL_CALL_PARTS = new Set(["tool-call", "tool-result", "tool-approval-request"]);
 
+/**
+ * Whether a ModelMessage is a tool message answering tool approvals: the end of the request that runs the approved calls
+ * (sent again, a retry, when the history goes on from it), never a regenerate's.
+ */
+const answersApprovals = (m: MessageInput): boolean =>
+  m.role === "tool" &&
+  Array.isArray(m.content) &&
+  m.content.length > 0 &&
+  m.content.every((p) => typeof p === "object" && p !== null && !Array.isArray(p) && p.type === "tool-approval-response");
+
 /** The ids of the tool calls a ModelMessage's parts name (an assistant's `tool-call`s, a tool message's `tool-result`s). */
 const modelCallsOf = (m: MessageInput): string[] =>
   Array.isArray(m.content)
@@ -346,7 +356,7 @@ export async function saveModelMessages(
     callsOf: modelCallsOf,
     callInputsOf: modelCallInputsOf,
     trackInputOf,
-    resends: (m) => m.role === "tool",
+    resends: answersApprovals,
     ...optionsOf(options),
   });
 }

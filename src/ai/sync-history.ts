@@ -78,7 +78,7 @@ export interface SyncOptions extends CallReading {
   shownCallsOf?: (message: MessageInput) => string[];
   /**
    * Whether a list ending at this message, the history going on after it, is the request that continued from it sent
-   * again (a ModelMessage list ending at a tool message), not a regenerate: nothing forks.
+   * again (a ModelMessage list ending at a tool message answering approvals), not a regenerate: nothing forks.
    */
   resends?: (message: MessageInput) => boolean;
   /** The form of a content compared to tell whether a message changed, when a framework writes one content several ways. */
@@ -165,7 +165,7 @@ async function syncOnce(s: SessionHandle, inputs: MessageInput[], options: SyncO
     if (form) return { kept: inputs.length, forked: null, continued: false, appended: 0, lastMessageId: form.id, branchId: readOn };
   }
   // The list ends at a stored message the history goes on from that only a request continuing it ends at (a tool
-  // message: an approval answered, a tool's output): that request sent again (a double submit, a retry). Taken for a
+  // message answering approvals): that request sent again (a double submit, a retry). Taken for a
   // regenerate, it would fork and undo the calls the first request made (an approved call), and the loop would make
   // them again. Its messages end at that message: what the retry follows (a new answer lands there as a version).
   if (kept > 0 && kept === inputs.length && kept < stored.length && options.resends?.(inputs[kept - 1]!) === true)
