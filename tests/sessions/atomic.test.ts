@@ -185,6 +185,32 @@ describe("atomic among the handle's calls made without awaiting", () => {
     expect(await contents(s)).toEqual(["from the tool"]);
   });
 
+  it("a failed block in a tool's run on its own session cannot roll back: AtomicRollbackError, REENTRANT_CALL", async () => {
+    let failed: unknown;
+    const { fp } = dbs.open({
+      tools: [
+        defineTool<{ text: string }, { ok: boolean }>({
+          name: "note",
+          run: async ({ text }, ctx) => {
+            const own = await fp.getSession(ctx.sessionId, { userId: "u" });
+            failed = await rejectionOf(
+              own.atomic(async () => {
+                await own.append({ role: "assistant", content: text });
+                throw new Error("boom");
+              }),
+            );
+            return { ok: true };
+          },
+        }),
+      ],
+    });
+    const s = await fp.createSession({ userId: "u" });
+    await s.invoke("note", { text: "from the tool" });
+    expect(failed).toBeInstanceOf(AtomicRollbackError);
+    expect((failed as AtomicRollbackError).rollbackError).toMatchObject({ code: "REENTRANT_CALL" });
+    expect(await contents(s)).toEqual(["from the tool"]);
+  });
+
   it("a tool call running when atomic() is made keeps what its run wrote: the block begins after it", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -216,7 +242,8 @@ describe("atomic among the handle's calls made without awaiting", () => {
     release();
     expect(((await guarded) as Error).message).toBe("boom");
     await calls;
-    expect(await contents(s)).toEqual(["start", "said by the tool", "said again"]);
+    // The two calls' appends land in either order once released.
+    expect((await contents(s)).sort()).toEqual(["said again", "said by the tool", "start"]);
   });
 
   it("a call on another session does not wait for the block", async () => {
