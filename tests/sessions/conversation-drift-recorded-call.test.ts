@@ -326,3 +326,35 @@ it("a hand edit after a recorded call's write, a tool call over it, then a repla
     expect(readOrNull(a)).toBe("over it\n");
   }
 });
+
+// The recorded call's record says what it left in the file: a hand edit the tool call found there was made after it, so
+// the recorded call's undo would write over what the tool call's undo puts back, a save on no disk and in no checkpoint.
+it("a recorded call's write, a hand edit, a tool call over it: a rewind to before all three is refused", async () => {
+  const ws = tempDir("forkpoint-conv-recorded-");
+  const { fp } = dbs.open({ tools: [writeFileTool()] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  const a = path.join(ws, "a.txt");
+  fs.writeFileSync(a, "v0\n");
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  fs.writeFileSync(a, "recorded\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: a, text: "recorded\n" }, result: { previous: "v0\n" } });
+  await s.append({ role: "user", content: "recorded" });
+  const c1 = await s.checkpoint({ name: "c1" });
+  fs.writeFileSync(a, "my own edit\n");
+  await s.invoke("write_file", { path: a, text: "over it\n" });
+  for (const force of [false, true]) {
+    const refused = await rejectionOf(s.rollback(c0.id, { force }));
+    expect(refused).toMatchObject({ code: "WORKSPACE_DRIFT", message: expect.stringContaining("force cannot save it first") });
+    expect(readOrNull(a)).toBe("over it\n");
+  }
+  expect((await s.plan({ checkpointId: c0.id })).blocked).toContain("force cannot save it first");
+
+  // As the refusal says: a rewind to before the tool call puts the hand edit back, a checkpoint keeps it.
+  await s.rollback(c1.id);
+  expect(readOrNull(a)).toBe("my own edit\n");
+  await s.checkpoint({ name: "kept" });
+  await s.rollback(c0.id);
+  expect(readOrNull(a)).toBe("v0\n");
+});

@@ -186,9 +186,15 @@ export function* writtenPaths(
       // A folder too big to list when it was recorded is left out, as before such records (see `withNamedFiles`).
       const reach = new Set(namedPaths(ws.dir, call.args).filter((path) => files.has(path)));
       if (reach.size === 0) continue;
-      // Its undo writes over what a later call's undo put back where that is just what it was recorded over, in a file
-      // its arguments name as such: its own write (a later call found it as drift), which its replay makes again.
-      if (undo) for (const path of reach) if (putBack.get(path)?.id === files.get(path)) putBack.delete(path);
+      // Its undo writes over what a later call's undo put back in a file its arguments name as such: just what it was
+      // recorded over, its own write (a later call found it as drift), which its replay makes again; other content (a
+      // deletion keeps none) was made after it was recorded, a save no checkpoint holds that its undo would lose.
+      for (const path of undo ? reach : []) {
+        const held = putBack.get(path);
+        if (held === undefined) continue;
+        if (held.id !== files.get(path) && held.id !== null && !lost.has(path)) lost.set(path, held.calls);
+        putBack.delete(path);
+      }
       const claimed = new Set([...writes, ...keep, ...expected.keys(), ...named.keys()]);
       recordedCalls.push({ reach, files, undo, claimed });
       for (const path of reach) recordedNamed.add(path);
@@ -325,7 +331,8 @@ export function refuseLostSaves(ws: WorkspaceRow, lost: ReadonlyMap<string, read
   throw new ConflictError(
     `this move's undo of ${one ? "call" : "calls"} ${calls.join(", ")} puts back ${paths.length === 1 ? "a change" : "changes"} ` +
       `to ${paths.join(", ")} in the workspace ${ws.dir} that no call forkpoint ran made (by hand, or by a call recorded ` +
-      "with recordToolCall through a folder it names) and no checkpoint keeps, and a replay of the move " +
+      "with recordToolCall through a folder it names) and no checkpoint keeps, and a later step of the move (a replay, " +
+      "or the undo of a call recorded with recordToolCall, which was recorded over other content) " +
       `writes over ${paths.length === 1 ? "it" : "them"}; force cannot save ${paths.length === 1 ? "it" : "them"} first, as ` +
       `${paths.length === 1 ? "it is" : "they are"} not in the files now: ` +
       (one
