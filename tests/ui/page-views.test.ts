@@ -68,12 +68,18 @@ async function open(session: string): Promise<void> {
   await page.getByTestId("session-title").waitFor();
 }
 
-/** The JSON answers of the endpoint `path` while `run` runs. */
+/** The JSON answers of the endpoint `path` while `run` runs (one the page moved on from before its body was read, skipped). */
 async function answersOf(path: string, run: () => Promise<void>): Promise<{ url: URL; body: any }[]> {
-  const seen: Promise<{ url: URL; body: any }>[] = [];
+  const seen: Promise<{ url: URL; body: any } | null>[] = [];
   const listener = (r: { url(): string; json(): Promise<unknown> }) => {
     const url = new URL(r.url());
-    if (url.pathname === path) seen.push(r.json().then((body) => ({ url, body })));
+    if (url.pathname === path)
+      seen.push(
+        r.json().then(
+          (body) => ({ url, body }),
+          () => null,
+        ),
+      );
   };
   page.on("response", listener);
   try {
@@ -81,7 +87,7 @@ async function answersOf(path: string, run: () => Promise<void>): Promise<{ url:
   } finally {
     page.off("response", listener);
   }
-  return Promise.all(seen);
+  return (await Promise.all(seen)).filter((answer) => answer !== null);
 }
 
 /** Holds the answers to requests `matching` until `release` is called; the others pass. */
