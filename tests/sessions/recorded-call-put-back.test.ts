@@ -124,3 +124,49 @@ it("a \"both\" switch over two recorded calls' undos of one file: the target's c
   expect(moved.files?.kept).toBeUndefined();
   expect(readOrNull(file)).toBe("target\n");
 });
+
+// The recorded call's record says what it left in the file: a hand edit the tool call found there was made after it.
+// A forced "both" rewind's undo of the tool call puts that edit back; the recorded call's undo then writes over it,
+// which is taken back: the hand edit stays on disk (files.kept), as it does with no recorded call under it.
+it('a recorded call\'s write, a hand edit, a tool call over it: a forced "both" rewind keeps the hand edit', async () => {
+  const file = path.join(ws, "c.txt");
+  fs.writeFileSync(file, "v0\n");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  fs.writeFileSync(file, "rec\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: file, text: "rec\n" }, result: { previous: "v0\n" } });
+  fs.writeFileSync(file, "my own edit\n");
+  await s.invoke("write_file", { path: file, text: "w1\n" });
+  await s.append({ role: "user", content: "next" });
+
+  expect(await rejectionOf(s.rollback(c0.id, { scope: "both" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(readOrNull(file)).toBe("w1\n");
+  const back = await s.rollback(c0.id, { scope: "both", force: true });
+  expect(back.undone.map((c) => (c.args as { text: string }).text)).toEqual(["w1\n", "rec\n"]);
+  expect(back.savedDrift?.files).toEqual(["c.txt"]);
+  expect(back.files?.kept).toEqual(["c.txt"]);
+  expect(readOrNull(file)).toBe("my own edit\n");
+  // Still unsaved: the next rewind refuses to overwrite it.
+  expect(await rejectionOf(s.rollback(c0.id, { scope: "both" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(readOrNull(file)).toBe("my own edit\n");
+});
+
+// A hand edit put back that is just what the recorded call left there is that call's effect: its undo writes over it.
+it("a recorded call's write, a tool call over it: a forced \"both\" rewind restores the target's content", async () => {
+  const file = path.join(ws, "c.txt");
+  fs.writeFileSync(file, "v0\n");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  fs.writeFileSync(file, "rec\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: file, text: "rec\n" }, result: { previous: "v0\n" } });
+  await s.invoke("write_file", { path: file, text: "w1\n" });
+  await s.append({ role: "user", content: "next" });
+
+  const back = await s.rollback(c0.id, { scope: "both", force: true });
+  expect(back.files?.kept).toBeUndefined();
+  expect(readOrNull(file)).toBe("v0\n");
+});

@@ -42,7 +42,12 @@ export class OwnChanges {
    * The running step: an undo of a call with recorded paths, one without, or a replay; and what the
    * paths it may put a hand edit back in held as it began.
    */
-  #step: { kind: "undo" | "pathless" | "replay"; before: ReturnType<PutBack["read"]>; paths: ReadonlySet<string> } | null = null;
+  #step: {
+    kind: "undo" | "pathless" | "replay";
+    before: ReturnType<PutBack["read"]>;
+    paths: ReadonlySet<string>;
+    left?: ReadonlyMap<string, string | null>;
+  } | null = null;
 
   private constructor(
     private readonly ctx: EngineContext,
@@ -105,15 +110,21 @@ export class OwnChanges {
 
   /**
    * A step (`op`) is about to run that may change `paths` (undefined: any path); `unseen`: those it puts back as a hand
-   * edit its call's run found there, which no checkpoint may hold (an undo's), taken as drift.
+   * edit its call's run found there, which no checkpoint may hold (an undo's), taken as drift. `left`: a recorded call's
+   * undo's, what the files its arguments name held as it was recorded (file ids, null: no file).
    */
-  expect(paths: readonly string[] | undefined, unseen: readonly string[] = [], op: "undo" | "replay" = "undo"): void {
+  expect(
+    paths: readonly string[] | undefined,
+    unseen: readonly string[] = [],
+    op: "undo" | "replay" = "undo",
+    left?: ReadonlyMap<string, string | null>,
+  ): void {
     for (const path of unseen) this.#unseen.add(path);
     if (this.ws && this.holding) {
       const putBack = this.#putBackOf(this.ws);
       // Where its call's run found a hand edit too, the undo puts that one back (see `PutBack.hold`): not kept from it.
       const kind = op === "replay" ? "replay" : paths === undefined ? "pathless" : "undo";
-      this.#step = { kind, before: putBack.read(unseen), paths: new Set(paths ?? []) };
+      this.#step = { kind, before: putBack.read(unseen), paths: new Set(paths ?? []), left };
       // The last read before its handler runs: what changes a held file from here to `step` is the step's doing.
       putBack.open();
     }
@@ -158,8 +169,9 @@ export class OwnChanges {
       // A call without recorded paths may have written its own effect there: what it wrote stays (see `#mayOwn`). A
       // replay applies its call again: what it writes is that call's effect, never taken back for a hand edit.
       if (ran.kind === "undo") this.#putBack.keep(new Set(ran.before.keys()), ran.paths);
-      // Its undo may write its own effect over a hand edit put back, not over a save made during the move.
-      else if (ran.kind === "pathless") this.#putBack.keepSaved();
+      // Its undo may write its own effect over a hand edit put back, not over a save made during the move, nor over
+      // what its record says it did not leave there.
+      else if (ran.kind === "pathless") this.#putBack.keepSaved(ran.left);
       else this.#putBack.release();
       if (undone) made = this.#putBack.hold(ran.before);
     }

@@ -133,14 +133,16 @@ export class PutBack {
 
   /**
    * After an undo of a call without recorded paths (`recordToolCall`'s): the user's saves during the move (see `open`,
-   * `holdSaved`) it wrote over are written back, as `keep` does (newer than anything an undo puts back); the other held
-   * paths it wrote are no longer held, as `release` leaves them (that may be its own effect).
+   * `holdSaved`) it wrote over are written back, as `keep` does (newer than anything an undo puts back); so are hand
+   * edits put back in a file its arguments name that holds other than what it was recorded over (`left`, file ids):
+   * made after it, never its own effect. The other held paths it wrote are no longer held, as `release` leaves them
+   * (that may be its own effect).
    */
-  keepSaved(): void {
+  keepSaved(left: ReadonlyMap<string, string | null> = new Map()): void {
     for (const [path, held] of [...this.#held]) {
       const now = this.#readOne(path);
       if (!this.#changedInWindow(path, now)) continue;
-      if (!this.#saved.has(path)) {
+      if (!this.#saved.has(path) && !madeAfter(held, left.get(path))) {
         this.#held.delete(path);
         continue;
       }
@@ -233,10 +235,16 @@ const fingerprint = (held: Held): string | null =>
 
 /** Whether `held` is the put-back `print` names (a fingerprint, or a file id: see `byFileId`). */
 const printed = (held: Held, print: string | null): boolean =>
-  print?.startsWith(FILE_ID)
-    ? held !== null &&
-      fileIdOf(createHash("sha256").update(held.content).digest("hex"), executableMode(held.mode)) === print.slice(FILE_ID.length)
-    : fingerprint(held) === print;
+  print?.startsWith(FILE_ID) ? held !== null && idOf(held) === print.slice(FILE_ID.length) : fingerprint(held) === print;
+
+/**
+ * Whether `held` (a hand edit put back) is content a recorded call was not recorded over (`left`, its file id there;
+ * undefined: a file its arguments do not name): made after it. A deletion keeps no content, as the drift checks weigh it.
+ */
+const madeAfter = (held: Held, left: string | null | undefined): boolean => left !== undefined && held !== null && idOf(held) !== left;
+
+const idOf = (held: { content: Buffer; mode: number }): string =>
+  fileIdOf(createHash("sha256").update(held.content).digest("hex"), executableMode(held.mode));
 
 const same = (a: Held | undefined, b: Held | undefined): boolean =>
   a === b || (!!a && !!b && a.mode === b.mode && a.content.equals(b.content));

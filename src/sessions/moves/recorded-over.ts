@@ -96,15 +96,20 @@ export async function unsavedIn(
   return [...other, ...[...files.keys()].filter((path) => !held.has(path))];
 }
 
-/** What `step` wrote: its call's recorded paths, or (a recorded call's) the files its arguments name as recorded. */
+/**
+ * What `step` wrote: its call's recorded paths, or (a recorded call's) the files its arguments name as recorded, with
+ * what each held as it was recorded (`left`: a file id, null no file).
+ */
 export function* undoReach(tx: Tx, sessionId: string, step: MoveStepRow) {
+  const none = { written: [] as string[], named: [] as string[], left: new Map<string, string | null>() };
   const written = yield* tx.callPaths(step.entryId);
-  if (written !== undefined) return { written, named: [] };
+  if (written !== undefined) return { ...none, written };
   const files = yield* tx.recordedFiles(step.entryId);
   const row = files && (yield* tx.getTool(step.entryId));
   const ws = row && (yield* tx.getWorkspace(sessionId));
-  if (!ws) return { written: [], named: [] };
-  return { written: [], named: namedPaths(ws.dir, toToolInvocation(row).args).filter((path) => files.has(path)) };
+  if (!ws) return none;
+  const named = namedPaths(ws.dir, toToolInvocation(row).args).filter((path) => files.has(path));
+  return { ...none, named, left: new Map(named.map((path) => [path, files.get(path) ?? null])) };
 }
 
 /**
