@@ -63,9 +63,7 @@ export class RecordedUndos {
       // Not a file (a folder, a link, unreadable): no checkpoint holds it as such ("" is no file id).
       if (now !== left && now !== null) changed.set(path, now ?? "");
     }
-    if (changed.size === 0) return null;
-    const held = await ctx.store.read((tx) => heldInCheckpoints(tx, spec.userId, spec.sessionId, changed, ctx.now()));
-    const paths = [...changed.keys()].filter((path) => !held.has(path));
+    const paths = await keptInNone(ctx, spec, changed);
     if (paths.length === 0) return null;
     return { dir: reach.dir, paths, calls: [...new Set(paths.map((path) => this.#by.get(path)!))] };
   }
@@ -91,9 +89,18 @@ export async function unsavedIn(
     if (now === undefined) other.push(path);
     else if (now !== null) files.set(path, now);
   }
-  if (files.size === 0) return other;
+  return [...other, ...(await keptInNone(ctx, spec, files))];
+}
+
+/** The paths of `files` (path → the file id it holds) whose content no checkpoint of the session keeps. */
+async function keptInNone(
+  ctx: EngineContext,
+  spec: Pick<MoveSpec, "userId" | "sessionId">,
+  files: ReadonlyMap<string, string>,
+): Promise<string[]> {
+  if (files.size === 0) return [];
   const held = await ctx.store.read((tx) => heldInCheckpoints(tx, spec.userId, spec.sessionId, files, ctx.now()));
-  return [...other, ...[...files.keys()].filter((path) => !held.has(path))];
+  return [...files.keys()].filter((path) => !held.has(path));
 }
 
 /**
