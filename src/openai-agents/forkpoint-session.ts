@@ -51,10 +51,16 @@ function checkedJson(item: unknown, field: string): JsonValue {
   return encoded;
 }
 
-/** A stored message as an item: as added when added here; another message (`s.append`) as an easy input message. */
+/**
+ * A stored message as an item: as added when added here; another message (`s.append`, an edit through forkpoint, the
+ * CLI or the web view) as an input message, its content as text. An assistant's is the SDK's assistant message item
+ * (its content an array of `output_text`): the SDK's models read no other form of it.
+ */
 function toItem(m: Message): AgentInputItem {
   if (m.metadata?.openaiAgentsItem === true) return decodeValue(m.content) as AgentInputItem;
-  return { role: m.role, content: typeof m.content === "string" ? m.content : JSON.stringify(m.content) } as AgentInputItem;
+  const text = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+  if (m.role === "assistant") return { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text }] };
+  return { role: m.role, content: text } as AgentInputItem;
 }
 
 /**

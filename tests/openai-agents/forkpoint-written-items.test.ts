@@ -1,0 +1,69 @@
+// Messages written through forkpoint (an edit of the agent's answer in the CLI or the web view, the app's greeting
+// appended with `s.append`) read back as items the SDK's models take: an assistant's as an assistant message item.
+import { Agent, OpenAIResponsesModel, Runner, setTracingDisabled, type AgentInputItem } from "@openai/agents";
+import { describe, expect, it } from "vitest";
+import { ForkpointSession } from "../../src/openai-agents/index.js";
+import { tempDatabases } from "../helpers.js";
+
+setTracingDisabled(true);
+const dbs = tempDatabases();
+
+/** An agent on the SDK's Responses model over a client that records each request's input and answers "answer N". */
+function respondingAgent() {
+  const inputs: unknown[] = [];
+  const client = {
+    responses: {
+      create: async (request: { input: unknown }) => {
+        inputs.push(request.input);
+        const n = inputs.length;
+        const content = [{ type: "output_text", text: `answer ${n}`, annotations: [] }];
+        const output = [{ type: "message", id: `msg_${n}`, role: "assistant", status: "completed", content }];
+        return { id: `resp_${n}`, output, usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } };
+      },
+    },
+  };
+  const model = new OpenAIResponsesModel(client as never, "test-model");
+  return { agent: new Agent({ name: "assistant", instructions: "Answer.", model }), inputs };
+}
+
+const assistantItem = (text: string): AgentInputItem => ({
+  type: "message",
+  role: "assistant",
+  status: "completed",
+  content: [{ type: "output_text", text }],
+});
+
+describe("ForkpointSession items written through forkpoint", () => {
+  it("an edited answer is an assistant message item, and the next run sends it", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const memory = new ForkpointSession(s);
+    const { agent, inputs } = respondingAgent();
+    await new Runner().run(agent, "hello", { session: memory });
+    const answer = (await s.history()).find((m) => m.role === "assistant")!;
+    await s.edit(answer.id, { content: "a better answer" });
+    expect(await memory.getItems()).toEqual([{ type: "message", role: "user", content: "hello" }, assistantItem("a better answer")]);
+
+    const next = await new Runner().run(agent, "and then?", { session: memory });
+    expect(next.finalOutput).toBe("answer 2");
+    expect(JSON.stringify(inputs[1])).toContain("a better answer");
+  });
+
+  it("an appended greeting is one too; user and system messages stay plain input messages", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.append([
+      { role: "system", content: "Be brief." },
+      { role: "assistant", content: "Hi! How can I help?" },
+      { role: "user", content: { text: "plan a trip" } },
+    ]);
+    const memory = new ForkpointSession(s);
+    expect(await memory.getItems()).toEqual([
+      { role: "system", content: "Be brief." },
+      assistantItem("Hi! How can I help?"),
+      { role: "user", content: '{"text":"plan a trip"}' },
+    ]);
+    const { agent } = respondingAgent();
+    expect((await new Runner().run(agent, "to Lisbon", { session: memory })).finalOutput).toBe("answer 1");
+  });
+});
