@@ -108,12 +108,17 @@ export const STEP_COLS = `move_id AS "moveId", idx, op, entry_id AS "entryId", s
 /** The forkpoint checkpoint a running move will fork its new branch at (its spec's `newBranch.forkCheckpointId`). */
 export const MOVE_FORK_CHECKPOINT = `(spec::jsonb #>> '{newBranch,forkCheckpointId}')`;
 
-/** Checkpoints expired at $1 (of $2 when `ofSession`) that no branch forks from, no running move goes to and no hold keeps. */
+/**
+ * Checkpoints expired at $1 (of $2 when `ofSession`) that no branch forks from, no running move goes to, no hold keeps
+ * and no LangGraph thread reads (its checkpoints, its start).
+ */
 export const expiredUnused = (ofSession: boolean) => `expires_at IS NOT NULL AND expires_at <= $1::float8
   ${ofSession ? "AND session_id = $2" : ""}
   AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
   AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND ${MOVE_FORK_CHECKPOINT.replace("spec", "m.spec")} = checkpoints.id)
-  AND NOT EXISTS (SELECT 1 FROM checkpoint_holds h WHERE h.checkpoint_id = checkpoints.id AND h.until > ${DB_NOW_MS})`;
+  AND NOT EXISTS (SELECT 1 FROM checkpoint_holds h WHERE h.checkpoint_id = checkpoints.id AND h.until > ${DB_NOW_MS})
+  AND NOT EXISTS (SELECT 1 FROM lg_checkpoints c WHERE c.fp_checkpoint_id = checkpoints.id)
+  AND NOT EXISTS (SELECT 1 FROM lg_threads t WHERE t.session_id = checkpoints.session_id AND t.start_checkpoint_id = checkpoints.id)`;
 
 /** Deletes the rows of the moves a new move leaves nothing to redo of (moves recorded on branches stay with them). */
 export const FORGET_UNDONE = `DELETE FROM move_history WHERE seq IN (SELECT substr(v, 3)::bigint

@@ -215,13 +215,15 @@ export const headFromTuple = (t: HeadTuple | CurrentTuple, at: number): HeadRow 
 export const DB_NOW_MS = `(unixepoch('subsec') * 1000)`;
 
 /**
- * Checkpoints expired at @now (of @sessionId, or all) that no branch forks from, no running rollback goes to and no
- * hold keeps.
+ * Checkpoints expired at @now (of @sessionId, or all) that no branch forks from, no running rollback goes to, no
+ * hold keeps and no LangGraph thread reads (its checkpoints, its start).
  */
 export const EXPIRED_UNUSED = `expires_at IS NOT NULL AND expires_at <= @now AND (@sessionId IS NULL OR session_id = @sessionId)
   AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.fork_checkpoint_id = checkpoints.id)
   AND NOT EXISTS (SELECT 1 FROM moves m WHERE m.status = 'running' AND json_extract(m.spec, '$.newBranch.forkCheckpointId') = checkpoints.id)
-  AND NOT EXISTS (SELECT 1 FROM checkpoint_holds h WHERE h.checkpoint_id = checkpoints.id AND h.until > ${DB_NOW_MS})`;
+  AND NOT EXISTS (SELECT 1 FROM checkpoint_holds h WHERE h.checkpoint_id = checkpoints.id AND h.until > ${DB_NOW_MS})
+  AND NOT EXISTS (SELECT 1 FROM lg_checkpoints c WHERE c.fp_checkpoint_id = checkpoints.id)
+  AND NOT EXISTS (SELECT 1 FROM lg_threads t WHERE t.session_id = checkpoints.session_id AND t.start_checkpoint_id = checkpoints.id)`;
 
 /**
  * Deletes the rows of the moves a new move leaves nothing to redo of (a session's `move_redo`, a JSON list; moves
