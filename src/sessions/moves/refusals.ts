@@ -70,6 +70,14 @@ export function* refuseStoppedMoves(ctx: EngineContext, tx: Tx, sessionId: strin
   refuseMoves(ctx, running);
 }
 
+/**
+ * `MOVE_IN_PROGRESS` while any move of the session is unfinished, running or not (resumable when none may run): for a
+ * call that would otherwise answer from what the session's moves left so far (undo and redo find nothing to take back).
+ */
+export function* refuseUnfinishedMoves(ctx: EngineContext, tx: Tx, sessionId: string): Step<void> {
+  refuseMoves(ctx, yield* tx.runningMoves(sessionId));
+}
+
 function refuseMoves(ctx: EngineContext, running: readonly (OwnerRow & { id: string })[]): void {
   if (running.length === 0) return;
   const own = running.every((m) => !moveMayRun(ctx.ownership, m));
