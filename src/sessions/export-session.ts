@@ -63,7 +63,7 @@ export async function exportDocument(
   markAt?: MarkAt,
 ): Promise<{ doc: SessionExport; mark: CheckpointRow | undefined }> {
   const call = new LongCall(o);
-  const { session, work, events, mark, running, langgraph } = await ctx.store.read((tx) => readSessionUnit(tx, id, o, markAt));
+  const { session, work, events, mark, running, langgraph, nexts } = await ctx.store.read((tx) => readSessionUnit(tx, id, o, markAt));
   call.start(work.units);
   const stateIds = new Set<number>();
   const read: SeqEntry[] = [];
@@ -79,7 +79,7 @@ export async function exportDocument(
       `session ${session.id} is damaged (${problems[0]!.kind} ${problems[0]!.id}: ${problems[0]!.detail}); fp.verify() lists every problem`,
     );
   }
-  const branches = work.branches.map((b) => b.branch);
+  const branches = work.branches.map((b) => ({ b: b.branch, next: nexts.get(b.branch.id) }));
   const entries = inCreationOrder(read);
   const doc = await ctx.store.read((tx) => exportLogUnit(tx, session, o, ctx, branches, work, stateIds, entries, events, langgraph));
   call.finish();
@@ -91,7 +91,7 @@ function* exportLogUnit(
   session: SessionRow,
   o: ExportScope,
   ctx: EngineContext,
-  branches: BranchRow[],
+  branches: { b: BranchRow; next: BranchContinuation | undefined }[],
   work: SessionWork,
   stateIds: Set<number>,
   entries: ExportedEntry[],
@@ -102,7 +102,7 @@ function* exportLogUnit(
   // Expired checkpoints are gone from every read, but a branch forking from one keeps it, and so does a LangGraph
   // checkpoint stored in one or a thread starting at one (as prune does).
   const now = ctx.now();
-  const kept = new Set<string | null>(branches.map((b) => b.forkCheckpointId));
+  const kept = new Set<string | null>(branches.map(({ b }) => b.forkCheckpointId));
   if (lg) for (const id of lg.usedCheckpoints) kept.add(id);
   const live = work.checkpoints.filter((c) => c.expiresAt === null || c.expiresAt > now || kept.has(c.id));
   const checkpoints: ExportedCheckpoint[] = [];
@@ -146,7 +146,7 @@ function* exportLogUnit(
       createdAt: session.createdAt,
       updatedAt: session.updatedAt,
     },
-    branches: (yield* continuations(tx, branches)).map(({ b, next }) => ({
+    branches: branches.map(({ b, next }) => ({
       id: b.id,
       parentId: b.parentId,
       forkCheckpointId: b.forkCheckpointId,
@@ -209,7 +209,8 @@ function* readSessionUnit(tx: Tx, id: string, o: ExportScope, markAt: MarkAt | u
     const work = yield* sessionWork(tx, session.id);
     // In this read: the LangGraph rows go with the checkpoints read here (a put made later is not in the document).
     const langgraph = yield* readLangGraph(tx, session.id);
-    return { session, work, events: yield* tx.sessionEvents(session.id), mark: undefined, running: new Set<string>(), langgraph };
+    const nexts = yield* continuations(tx, work);
+    return { session, work, events: yield* tx.sessionEvents(session.id), mark: undefined, running: new Set<string>(), langgraph, nexts };
   }
   const current = yield* ownedCurrent(tx, id, o.userId);
   const work = yield* sessionWork(tx, id);
@@ -220,7 +221,8 @@ function* readSessionUnit(tx: Tx, id: string, o: ExportScope, markAt: MarkAt | u
   // Their completion, if written after this read, is not of the session as of this read.
   const running = new Set((yield* tx.callOwners(id)).map((c) => c.entryId));
   // A clone is not the thread (its user holds that thread already): its copy carries no LangGraph rows.
-  return { session: current.session, work, events: yield* tx.sessionEvents(id), mark, running, langgraph: undefined };
+  const nexts = yield* continuations(tx, work);
+  return { session: current.session, work, events: yield* tx.sessionEvents(id), mark, running, langgraph: undefined, nexts };
 }
 
 function* stateHash(tx: Tx, stateId: number | null): Step<string | null> {
@@ -241,9 +243,12 @@ function completionOf(t: ToolRow | undefined): ExportedEntry["completion"] {
   };
 }
 
-/** Each branch with the branch continuing it (a failed guarded block's), read in the export's transaction. */
-function* continuations(tx: Tx, branches: BranchRow[]) {
-  const out: { b: BranchRow; next: BranchContinuation | undefined }[] = [];
-  for (const b of branches) out.push({ b, next: yield* tx.branchContinuation(b.id) });
+/**
+ * The branch continuing each branch (a failed guarded block's), read with the branches: one made while the entries
+ * are read would name a branch the document does not hold, and its import would refuse it.
+ */
+function* continuations(tx: Tx, work: SessionWork) {
+  const out = new Map<string, BranchContinuation | undefined>();
+  for (const { branch } of work.branches) out.set(branch.id, yield* tx.branchContinuation(branch.id));
   return out;
 }
