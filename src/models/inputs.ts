@@ -197,9 +197,14 @@ const planScope = baseMoveOptions.pick({ scope: true });
  * out), each refused by a `ValidationError` as the move would refuse it (`target`, then `scope`).
  */
 export function parsePlanTarget(value: unknown): { target: z.output<typeof planInput>; scope: "conversation" | "files" | "both" } {
-  if (value === null || typeof value !== "object" || Array.isArray(value) || !("scope" in value))
-    return { target: parseOptions(planInput, value, "target"), scope: "conversation" };
-  const { scope, ...target } = value as Record<string, unknown>;
+  // Read as the caller wrote it: a getter or proxy trap that throws is a ValidationError, as in the parse.
+  const split = readingInput(() => {
+    if (value === null || typeof value !== "object" || Array.isArray(value) || !("scope" in value)) return undefined;
+    const { scope, ...target } = value as Record<string, unknown>;
+    return { scope, target };
+  }, "target");
+  if (split === undefined) return { target: parseOptions(planInput, value, "target"), scope: "conversation" };
+  const { scope, target } = split;
   const parsed = parseOptions(planInput, target, "target");
   return { target: parsed, scope: parseOptions(planScope, { scope }, "options").scope ?? "conversation" };
 }

@@ -12,7 +12,7 @@ import {
   type EditOptions,
   parseOptions,
 } from "../models/inputs.js";
-import { toJsonText } from "../models/json.js";
+import { readingInput, toJsonText } from "../models/json.js";
 import type { Checkpoint, EditInput, EditResult } from "../models/types.js";
 import type { CheckpointRow, EntryRow, SessionRow, Step, Tx } from "../store/port/index.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
@@ -48,7 +48,7 @@ export async function edit(
  * their schema, which a chat keeps warm (V8 optimizes each schema's checks apart, and edits are rare beside turns).
  */
 function parseEdit(next: EditInput) {
-  const role = typeof next === "object" && next !== null ? (next as { role?: unknown }).role : undefined;
+  const role = readingInput(() => (typeof next === "object" && next !== null ? (next as { role?: unknown }).role : undefined), "message");
   return role === undefined ? parseInput(editMessageInput, next, "message") : parseInput(messageInput, next, "message");
 }
 

@@ -1,6 +1,6 @@
 // invoke: run a registered tool, journaled first, completed once, its effect marked applied.
 import { invokeOptions, parseOptions, type InvokeOptions, type ToolCallOptions } from "../models/inputs.js";
-import { toJsonText, type JsonInput } from "../models/json.js";
+import { readingInput, toJsonText, type JsonInput } from "../models/json.js";
 import { journalRunComplete, type CallOptions } from "./calls/journal.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { afterLanding } from "./core/landing-writes.js";
@@ -31,7 +31,8 @@ export async function invoke(
  * field, not a write option, so it is checked here and passed as the adapters pass theirs.
  */
 export function invokeVerb(ctx: EngineContext, ref: SessionRef, name: string, args: JsonInput, options?: InvokeOptions): Promise<unknown> {
-  if (typeof options !== "object" || options === null || !("callId" in options)) return invoke(ctx, ref, name, args, {}, options);
+  const withCallId = readingInput(() => typeof options === "object" && options !== null && "callId" in options, "options");
+  if (!withCallId) return invoke(ctx, ref, name, args, {}, options);
   const { callId, ...rest } = parseOptions(invokeOptions, options, "options");
   return invoke(ctx, ref, name, args, { callId: callId ?? null }, rest);
 }

@@ -305,7 +305,12 @@ export class SessionHandle {
 
   /** This session's checkpoints, newest first (the per-user listing filtered to this session). */
   listCheckpoints(filter: Omit<ListCheckpointsInput, "userId" | "sessionId"> = {}): Promise<Page<Checkpoint>> {
-    return this.#run((ctx, ref) => listCheckpoints(ctx, { ...filter, userId: ref.userId, sessionId: ref.id }));
+    return this.#run((ctx, ref) =>
+      listCheckpoints(
+        ctx,
+        readingInput(() => ({ ...filter, userId: ref.userId, sessionId: ref.id }), "filter"),
+      ),
+    );
   }
 
   /**

@@ -1,7 +1,7 @@
 // setState: a new state document (or an update of the current one), recorded as an entry of the log.
 import type { Step, Tx } from "../store/port/index.js";
 import { ValidationError } from "../models/errors.js";
-import { toJsonText, type JsonInput, type JsonValue } from "../models/json.js";
+import { readingInput, toJsonText, type JsonInput, type JsonValue } from "../models/json.js";
 import type { WriteOptions } from "../models/inputs.js";
 import type { EngineContext, SessionRef } from "./core/context.js";
 import { checkIfAt, type IfAt } from "./core/if-at.js";
@@ -58,7 +58,8 @@ function* setStateUnit(
   let value = given as JsonValue;
   if (typeof next === "function") {
     value = next(yield* readState(ctx, tx, head.stateId));
-    if (value instanceof Promise) throw new ValidationError("state", "an updater function must return the new state synchronously");
+    if (readingInput(() => value instanceof Promise, "state"))
+      throw new ValidationError("state", "an updater function must return the new state synchronously");
     toJsonText(value, "state", ctx.limits);
   }
   const snapshot = yield* storeSnapshot(ctx, tx, value);

@@ -702,9 +702,23 @@ const rows: Row[] = [
       ["createSession with a title getter that throws", () => fp.createSession(bad(throwing({ userId: "alice" }, "title"))), "options"],
       ["recordToolCall with args whose getter throws", () => s.recordToolCall({ tool: "t", args: throwing({}, "a") }), "args.a"],
       ["listSessions with a userId getter that throws", () => fp.listSessions(bad(throwing({}, "userId"))), "options"],
+      ["edit with a message whose role getter throws", () => s.edit(ids.message, bad(throwing({ content: "x" }, "role"))), "message"],
+      ["plan with a target whose scope getter throws", () => s.plan(bad(throwing({ checkpointId: ids.checkpoint }, "scope"))), "target"],
+      ["listCheckpoints of a session with a limit getter that throws", () => s.listCheckpoints(bad(throwing({}, "limit"))), "filter"],
+      ["append of a revoked proxy (its traps throw)", () => s.append(bad(revoked())), "messages"],
+      ["edit with a revoked proxy as the message (its traps throw)", () => s.edit(ids.message, bad(revoked())), "message"],
+      ["invoke with revoked options (their traps throw)", () => s.invoke("t", {}, bad(revoked())), "options"],
+      ["setState with an updater returning a revoked proxy (its traps throw)", () => s.setState(() => bad(revoked())), "state"],
     ] as const
   ).map(([what, call, names]): Row => ({ what, call, error: V, code: "VALIDATION_ERROR", names })),
 ];
+
+/** A proxy whose every trap throws a TypeError (revoked). */
+function revoked(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
 
 /** A state whose getter answers the first read (the check) and throws on the next (the serialization). */
 function onceReadable(): JsonValue {

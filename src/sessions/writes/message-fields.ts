@@ -2,7 +2,7 @@
 // of messages (append, turn).
 import { PayloadTooLargeError } from "../../models/errors.js";
 import { appendOptions, messageInput, parseInput, parseOptions, type AppendOptions } from "../../models/inputs.js";
-import { toJsonText } from "../../models/json.js";
+import { readingInput, toJsonText } from "../../models/json.js";
 import type { MessageInput } from "../../models/types.js";
 import type { EngineContext } from "../core/context.js";
 import type { EntryFields } from "../log/writer.js";
@@ -22,7 +22,8 @@ export function messageFields(ctx: EngineContext, input: unknown, field: string)
 
 /** One message or an array of them, validated into entry fields (at most `maxBatch`). */
 export function batchFields(ctx: EngineContext, input: MessageInput | MessageInput[]): EntryFields[] {
-  const list: unknown[] = Array.isArray(input) ? input : [input];
+  const many = readingInput(() => Array.isArray(input), "messages");
+  const list: unknown[] = many ? (input as unknown[]) : [input];
   if (list.length > ctx.limits.maxBatch) {
     throw new PayloadTooLargeError(
       "messages",
@@ -30,7 +31,7 @@ export function batchFields(ctx: EngineContext, input: MessageInput | MessageInp
       ctx.limits.maxBatch,
     );
   }
-  return list.map((m, i) => messageFields(ctx, m, Array.isArray(input) ? `messages[${i}]` : "message"));
+  return list.map((m, i) => messageFields(ctx, m, many ? `messages[${i}]` : "message"));
 }
 
 /** `append` and `turn`'s last argument, validated (nothing to validate without one, little with `{ requestId }` alone). */
