@@ -64,6 +64,25 @@ function toItem(m: Message): AgentInputItem {
 }
 
 /**
+ * The items of `messages`, oldest first (see `toItem`). A function call's result edited through forkpoint (its text is
+ * what the tool said) answers the oldest function call before it that no result answers: the SDK's models take a result
+ * only with its call's id and name.
+ */
+function toItems(messages: readonly Message[]): AgentInputItem[] {
+  const open: { callId: string; name: string; namespace?: string }[] = [];
+  return messages.map((m) => {
+    const item = toItem(m);
+    if (item.type === "function_call") open.push({ callId: item.callId, name: item.name, namespace: item.namespace });
+    const answered = item.type === "function_call_result" ? open.findIndex((c) => c.callId === item.callId) : -1;
+    if (answered >= 0) open.splice(answered, 1);
+    if (m.role !== "function_call_result" || m.metadata?.openaiAgentsItem === true || open.length === 0) return item;
+    const { callId, name, namespace } = open.shift()!;
+    const output = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+    return { type: "function_call_result", callId, name, ...(namespace === undefined ? {} : { namespace }), status: "completed", output };
+  });
+}
+
+/**
  * What an item is, compared deterministically: canonical JSON of its encoded form (key order aside, as the SDK's own
  * comparison has it), binary data as base64.
  */
@@ -194,8 +213,8 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
     // A run's first read (the Runner reads again as it saves a run an output guardrail stopped: that is not its start).
     if (typeof runContext === "object" && runContext !== null && !this.#runs.has(runContext))
       this.#runs.set(runContext, this.#served.lastMessageId);
-    const kept = limit === undefined ? messages : limit === 0 ? [] : messages.slice(-limit);
-    return kept.map(toItem);
+    const items = toItems(messages);
+    return limit === undefined ? items : limit === 0 ? [] : items.slice(-limit);
   }
 
   /**

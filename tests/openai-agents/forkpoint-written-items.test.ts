@@ -1,7 +1,8 @@
 // Messages written through forkpoint (an edit of the agent's answer in the CLI or the web view, the app's greeting
 // appended with `s.append`) read back as items the SDK's models take: an assistant's as an assistant message item.
-import { Agent, OpenAIResponsesModel, Runner, setTracingDisabled, type AgentInputItem } from "@openai/agents";
+import { Agent, OpenAIResponsesModel, Runner, setTracingDisabled, tool, type AgentInputItem } from "@openai/agents";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ForkpointSession } from "../../src/openai-agents/index.js";
 import { tempDatabases } from "../helpers.js";
 
@@ -65,5 +66,45 @@ describe("ForkpointSession items written through forkpoint", () => {
     ]);
     const { agent } = respondingAgent();
     expect((await new Runner().run(agent, "to Lisbon", { session: memory })).finalOutput).toBe("answer 1");
+  });
+
+  it("an edited tool result answers its call, and the next run sends it", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const memory = new ForkpointSession(s);
+    const inputs: unknown[] = [];
+    const client = {
+      responses: {
+        create: async (request: { input: unknown }) => {
+          inputs.push(request.input);
+          const n = inputs.length;
+          const output =
+            n === 1
+              ? [{ type: "function_call", id: "fc_1", call_id: "call_1", name: "lookup", arguments: "{}", status: "completed" }]
+              : [
+                  {
+                    type: "message",
+                    id: `msg_${n}`,
+                    role: "assistant",
+                    status: "completed",
+                    content: [{ type: "output_text", text: `answer ${n}`, annotations: [] }],
+                  },
+                ];
+          return { id: `resp_${n}`, output, usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } };
+        },
+      },
+    };
+    const lookup = tool({ name: "lookup", description: "Looks it up.", parameters: z.object({}), execute: async () => "42" });
+    const agent = new Agent({ name: "a", instructions: "Answer.", model: new OpenAIResponsesModel(client as never, "m"), tools: [lookup] });
+    await new Runner().run(agent, "what is it?", { session: memory });
+    const result = (await s.history()).find((m) => m.role === "function_call_result")!;
+    await s.edit(result.id, { content: "43" });
+
+    const items = await memory.getItems();
+    expect(items.at(-1)).toEqual({ type: "function_call_result", callId: "call_1", name: "lookup", status: "completed", output: "43" });
+    expect(await memory.getItems(1)).toEqual([items.at(-1)]);
+    const next = await new Runner().run(agent, "and then?", { session: memory });
+    expect(next.finalOutput).toBe("answer 3");
+    expect(JSON.stringify(inputs[2])).toContain('"output":"43"');
   });
 });
