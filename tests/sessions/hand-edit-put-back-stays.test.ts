@@ -194,6 +194,28 @@ for (const walk of [false, true])
     expect(readOrNull(file("d"))).toBe("by hand");
   });
 
+for (const walk of [false, true])
+  for (const scope of ["conversation", "both"] as const)
+    it(`a save after a call over a hand edit, found by a later call: a rewind is refused, forced or not (${scope}, ${walk ? "without a watcher" : "with a watcher where there is one"})`, async () => {
+      const { s, start, file } = await started(walk);
+      fs.writeFileSync(file("d"), "first save");
+      await s.invoke("delete_file", { path: file("d") });
+      // Saved after the delete: the next call finds it, and only that call's result holds it.
+      fs.writeFileSync(file("d"), "second save");
+      await s.invoke("write_file", { path: file("d"), text: "agent" });
+      const [older, newer] = await s.toolTrack();
+      // The delete's undo would put "first save" back over "second save", which no checkpoint holds.
+      for (const force of [false, true]) {
+        const refused = (await rejectionOf(s.rollback(start.id, { scope, force }))) as { code: string; message: string };
+        expect(refused.code).toBe("WORKSPACE_DRIFT");
+        expect(refused.message).toContain(`call ${newer!.id} puts back`);
+        expect(readOrNull(file("d"))).toBe("agent");
+      }
+      expect((await s.plan({ checkpointId: start.id, scope })).blocked).toContain(newer!.id);
+      expect((await s.toolTrack()).map((t) => t.applied)).toEqual([true, true]);
+      expect(older!.tool).toBe("delete_file");
+    });
+
 for (const walk of [false, true]) {
   const how = walk ? "without a watcher" : "with a watcher where there is one";
 
@@ -261,9 +283,9 @@ for (const walk of [false, true]) {
     await s.invoke("write_file", { path: file("d"), text: "w1" });
     fs.writeFileSync(file("d"), "h1");
     await s.invoke("write_file", { path: file("d"), text: "w2" });
-    fs.writeFileSync(file("d"), "h2");
     await s.invoke("write_file", { path: file("d"), text: "w3" });
-    // The last write's undo puts "h2" back; the user then saves d before the next undo, which would put "h1" back.
+    // The last write's undo puts "w2" back (drift, over "h1"); the user then saves d before the next undo, which would
+    // put "h1" back.
     let undos = 0;
     fp.on("undo", () => {
       if (++undos === 1) fs.writeFileSync(file("d"), "saved between");
@@ -278,7 +300,6 @@ for (const walk of [false, true]) {
     await s.invoke("write_file", { path: file("d"), text: "w1" });
     fs.writeFileSync(file("d"), "h1");
     await s.invoke("write_file", { path: file("d"), text: "w2" });
-    fs.writeFileSync(file("d"), "h2");
     await s.invoke("write_file", { path: file("d"), text: "w3" });
     let undos = 0;
     fp.on("undo", () => {

@@ -151,6 +151,8 @@ function* writesUnit(
  * `lost`: paths where an undo puts back a hand edit its call found (a save no checkpoint holds) that a replay then
  * writes over, its call having found something else there, with the calls whose undos put one back there (newest
  * first): the save is not on disk before the move, so no checkpoint can keep it first (see `refuseLostSaves`).
+ * `olderOver`: those of them an older call's undo writes over (its run found another hand edit there, which it puts
+ * back: the later one, saved after that call, would go), as a "both" move refuses them too.
  */
 export function* writtenPaths(
   tx: Tx,
@@ -164,6 +166,7 @@ export function* writtenPaths(
   named: Map<string, NamedSeen[]>;
   recorded: RecordedReach[];
   lost: Map<string, string[]>;
+  olderOver: Map<string, string[]>;
 }> {
   const named = new Map<string, NamedSeen[]>();
   const recordedCalls: RecordedReach[] = [];
@@ -174,6 +177,7 @@ export function* writtenPaths(
   const keep = new Set<string>();
   const expected = new Map<string, string | null>();
   const lost = new Map<string, string[]>();
+  const olderOver = new Map<string, string[]>();
   // The hand edit each path holds after the steps so far put it back (its id), with every call whose undo puts one back
   // there, newest first: a rewind to before the first keeps its hand edit, and each older one's is found after it.
   const putBack = new Map<string, { id: string | null; calls: string[] }>();
@@ -192,7 +196,7 @@ export function* writtenPaths(
       for (const path of undo ? reach : []) {
         const held = putBack.get(path);
         if (held === undefined) continue;
-        if (held.id !== files.get(path) && held.id !== null && !lost.has(path)) lost.set(path, held.calls);
+        if (held.id !== files.get(path) && held.id !== null) addLost(lost, path, held.calls);
         putBack.delete(path);
       }
       const claimed = new Set([...writes, ...keep, ...expected.keys(), ...named.keys()]);
@@ -229,8 +233,14 @@ export function* writtenPaths(
       // A later undo leaves a hand edit put back as it is (put-back.ts); a replay writes over it.
       const held = putBack.get(path);
       if (undo && known !== undefined && held === undefined) putBack.set(path, { id: known.found, calls: [call.id] });
+      // An older call's undo puts back the hand edit its own run found there, over the later one put back: content
+      // other than what that older call left (a deletion keeps none) was saved after it ran, a save it would lose.
+      if (undo && known !== undefined && held !== undefined && held.id !== known.left && held.id !== null) {
+        addLost(lost, path, held.calls);
+        addLost(olderOver, path, held.calls);
+      }
       if (undo && known !== undefined && held !== undefined) held.calls.push(call.id);
-      if (!undo && held !== undefined && held.id !== known?.found && !lost.has(path)) lost.set(path, held.calls);
+      if (!undo && held !== undefined && held.id !== known?.found) addLost(lost, path, held.calls);
       if (!undo) putBack.delete(path);
       if (writes.has(path) || keep.has(path) || expected.has(path) || recordedNamed.has(path)) continue;
       if (known !== undefined) expected.set(path, undo ? known.left : known.found);
@@ -241,7 +251,12 @@ export function* writtenPaths(
       else writes.add(path);
     }
   }
-  return { writes, keep, expected, named, recorded: recordedCalls, lost };
+  return { writes, keep, expected, named, recorded: recordedCalls, lost, olderOver };
+}
+
+/** Adds `calls` (newest first) to those `lost` names for `path`, each once. */
+function addLost(lost: Map<string, string[]>, path: string, calls: readonly string[]): void {
+  lost.set(path, [...new Set([...(lost.get(path) ?? []), ...calls])]);
 }
 
 /**
@@ -332,7 +347,8 @@ export function refuseLostSaves(ws: WorkspaceRow, lost: ReadonlyMap<string, read
     `this move's undo of ${one ? "call" : "calls"} ${calls.join(", ")} puts back ${paths.length === 1 ? "a change" : "changes"} ` +
       `to ${paths.join(", ")} in the workspace ${ws.dir} that no call forkpoint ran made (by hand, or by a call recorded ` +
       "with recordToolCall through a folder it names) and no checkpoint keeps, and a later step of the move (a replay, " +
-      "or the undo of a call recorded with recordToolCall, which was recorded over other content) " +
+      "the undo of a call recorded with recordToolCall, which was recorded over other content, or the undo of an " +
+      "older call that found another change there) " +
       `writes over ${paths.length === 1 ? "it" : "them"}; force cannot save ${paths.length === 1 ? "it" : "them"} first, as ` +
       `${paths.length === 1 ? "it is" : "they are"} not in the files now: ` +
       (one

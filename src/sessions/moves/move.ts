@@ -17,7 +17,7 @@ import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, recordStay, sessionPosition } from "./history.js";
 import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { refuseDriftBeforeReplays } from "./drift-in-move.js";
-import { conversationDrift } from "./conversation-drift.js";
+import { conversationDrift, refuseLostSaves, writtenPaths } from "./conversation-drift.js";
 import { filesTrackPlan } from "./files-track.js";
 import { computePlan } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
@@ -238,6 +238,7 @@ function* performMoveUnit(
   }
   if (selfSteps !== undefined) {
     refuseMove(selfSteps, o);
+    if (selfSteps.undo.length > 0) refuseLostSaves(ws, (yield* writtenPaths(tx, ws, selfSteps.undo, [])).olderOver);
     // What the calls run on: the workspace, and the paths their runs changed.
     return { self: { ws, kind: base.kind, reach: yield* reachOf(ctx, tx, [...selfSteps.undo, ...selfSteps.replay]) } };
   }
@@ -254,6 +255,8 @@ function* performMoveUnit(
     const snapshotAt = yield* snapshotPosition(tx, session.id, base.target, forkCheckpointId);
     const steps = (yield* computePlan(ctx, tx, session, base.target, snapshotAt)).steps;
     refuseMove(steps, o);
+    // An older call's undo putting back the hand edit its run found over a later one put back: refused, forced or not.
+    if (session.hasWorkspace) refuseLostSaves(ws, (yield* writtenPaths(tx, ws, steps.undo, [])).olderOver);
     replays = yield* reachOf(ctx, tx, steps.replay);
   }
   const putBacks = scope === "both" && session.hasWorkspace ? yield* stoppedPutBacks(tx, session.id, base) : undefined;

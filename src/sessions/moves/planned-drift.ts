@@ -33,6 +33,8 @@ export interface PutBackFile {
 export interface PlannedPutBacks {
   paths: ReadonlyMap<string, PutBackFile>;
   replays: ReadonlySet<string> | "all";
+  /** Why the move is refused, forced or not: an older call's undo writes over a later save put back (`olderOver`). */
+  lost?: string;
 }
 
 /** `undone` and `replayed` in the order the move runs them; `manifestId`: the snapshot its files step restores. */
@@ -65,13 +67,26 @@ export function* plannedPutBacks(
       paths.set(path, { found: id, same: id !== undefined && id === (target.get(path) ?? null), known: captured.has(path), inTarget });
     }
   }
+  const lost = yield* lostOver(tx, sessionId, undone);
   const replays = new Set<string>();
   for (const call of replayed) {
     const written = yield* tx.callPaths(call.id);
-    if (written === undefined) return { paths, replays: "all" };
+    if (written === undefined) return { paths, replays: "all", ...lost };
     for (const path of written) replays.add(path);
   }
-  return { paths, replays };
+  return { paths, replays, ...lost };
+}
+
+/** The refusal of a move whose undos (`undone`, as it runs them) lose a save put back (see `writtenPaths`'s `olderOver`). */
+function* lostOver(tx: Tx, sessionId: string, undone: readonly ToolInvocation[]): Step<{ lost?: string }> {
+  const ws = undone.length > 0 ? yield* tx.getWorkspace(sessionId) : null;
+  if (!ws) return {};
+  try {
+    refuseLostSaves(ws, (yield* writtenPaths(tx, ws, undone, [])).olderOver);
+    return {};
+  } catch (error) {
+    return { lost: (error as Error).message };
+  }
 }
 
 /**

@@ -45,7 +45,7 @@ export async function plannedRestore(
     // No files step: a hand edit an undo puts back stays as it is (kept) unless forkpoint knows that content; a replay
     // that writes over one stops the switch before it, forced or not (see `refuseDriftBeforeReplays`).
     const kept = [...(putBacks?.paths ?? [])].flatMap(([p, f]) => (f.known || f.same ? [] : [p])).sort();
-    const blocked = ws && putBacks ? replayOver(ws.dir, kept, putBacks.replays) : undefined;
+    const blocked = putBacks?.lost ?? (ws && putBacks ? replayOver(ws.dir, kept, putBacks.replays) : undefined);
     const files = { written: [], deleted: [], ...(kept.length > 0 ? { kept } : {}) };
     return { ...planned, files, drift, ...(blocked ? { blocked } : {}) };
   }
@@ -72,7 +72,10 @@ export async function plannedRestore(
   const deleted = [...check.deleted.filter(moves), ...back.deleted.filter((p) => !keep.has(p))].sort();
   const files = { written, deleted, ...(kept.length > 0 ? { kept } : {}) };
   // A replay that writes over a hand edit put back stops the move there, forced or not (see `refuseReplayOver`).
-  const blocked = check.blocked ?? (restore.putBacks && replayOver(restore.ws.dir, [...handEdits, ...held], restore.putBacks.replays));
+  const blocked =
+    check.blocked ??
+    restore.putBacks?.lost ??
+    (restore.putBacks && replayOver(restore.ws.dir, [...handEdits, ...held], restore.putBacks.replays));
   const drift = check.drifted.filter((p) => !held.has(p));
   return { ...planned, files, drift, ...(blocked ? { blocked } : {}) };
 }
