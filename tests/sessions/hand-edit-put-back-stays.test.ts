@@ -260,6 +260,22 @@ for (const walk of [false, true]) {
     expect(readOrNull(file("d"))).toBe("v0");
   });
 
+  for (const force of [false, true])
+    it(`the undo of a replay over the hand edit a conversation rewind put back puts it back, kept (${force ? "forced" : "deleted since"}, ${how})`, async () => {
+      const { s, start, file } = await started(walk);
+      fs.writeFileSync(file("d"), "by hand");
+      await s.invoke("write_file", { path: file("d"), text: "w" });
+      // The rewind puts the hand edit back; its undo replays the call over it (its result holds the hand edit again).
+      await s.rollback(start.id, { scope: "conversation" });
+      await s.undo({ scope: "conversation", force: true });
+      expect(readOrNull(file("d"))).toBe("w");
+      // The agent deletes d (no drift left on disk), or the move is forced over the call's "w".
+      if (!force) await s.invoke("delete_file", { path: file("d") });
+      const moved = await s.rollback(start.id, { scope: "both", force });
+      expect(moved.files?.kept).toEqual(["d"]);
+      expect(readOrNull(file("d"))).toBe("by hand");
+    });
+
   it(`a save by hand to a put-back file between later undos stays, drift, held from then on (${how})`, async () => {
     const { s, fp, start, file } = await started(walk);
     await s.invoke("write_file", { path: file("d"), text: "w" });

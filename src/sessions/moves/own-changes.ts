@@ -47,6 +47,8 @@ export class OwnChanges {
     before: ReturnType<PutBack["read"]>;
     paths: ReadonlySet<string>;
     left?: ReadonlyMap<string, string | null>;
+    /** Put back as a hand edit only where the file then holds just that (file ids): see `expect`'s `found`. */
+    found?: ReadonlyMap<string, string>;
   } | null = null;
 
   private constructor(
@@ -118,13 +120,15 @@ export class OwnChanges {
     unseen: readonly string[] = [],
     op: "undo" | "replay" = "undo",
     left?: ReadonlyMap<string, string | null>,
+    found?: ReadonlyMap<string, string>,
   ): void {
     for (const path of unseen) this.#unseen.add(path);
     if (this.ws && this.holding) {
       const putBack = this.#putBackOf(this.ws);
       // Where its call's run found a hand edit too, the undo puts that one back (see `PutBack.hold`): not kept from it.
       const kind = op === "replay" ? "replay" : paths === undefined ? "pathless" : "undo";
-      this.#step = { kind, before: putBack.read(unseen), paths: new Set(paths ?? []), left };
+      const before = putBack.read([...unseen, ...(found?.keys() ?? [])]);
+      this.#step = { kind, before, paths: new Set(paths ?? []), left, ...(found ? { found } : {}) };
       // The last read before its handler runs: what changes a held file from here to `step` is the step's doing.
       putBack.open();
     }
@@ -159,6 +163,13 @@ export class OwnChanges {
     let made: PutBacks = {};
     const ran = this.#step;
     this.#step = null;
+    // The undo of a replayed application put back what that replay found: the hand edit its call's first run found,
+    // when the file holds just that (a rewind put it back, and the replay ran over it): drift, held as a first run's.
+    if (ran?.found && this.#putBack)
+      for (const [path, id] of ran.found) {
+        if (this.#putBack.holdsId(path, id)) this.#unseen.add(path);
+        else ran.before.delete(path);
+      }
     // What a step of a call with recorded paths wrote there is its own doing again.
     if (ran && ran.kind !== "pathless")
       for (const path of ran.paths) {

@@ -86,6 +86,12 @@ export class PutBack {
     });
   }
 
+  /** Whether `path` holds a file of file id `id` now (see file-id.ts). */
+  holdsId(path: string, id: string): boolean {
+    const now = this.#readOne(path);
+    return !!now && idOf(now) === id;
+  }
+
   /** Holds `paths` as they are now (a resumed move: the hand edits its finished undos put back). */
   holdAsIs(paths: Iterable<string>): void {
     for (const [path, now] of this.read(paths)) if (now !== undefined) this.#held.set(path, now);

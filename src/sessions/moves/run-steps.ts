@@ -248,11 +248,11 @@ export async function runStep(
   if (ctx.closing.aborted) throw closedBeforeStart(`the ${step.op} of invocation ${step.entryId}`);
   const withPaths = own?.holding === true;
   const idleAsked = spec.files !== undefined && step.op === "undo";
-  const { row, paths, idle, unseen, named, left } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) =>
+  const { row, paths, idle, unseen, found, named, left } = await ctx.store.write({ sessionId: spec.sessionId }, (tx) =>
     startStepUnit(tx, ctx, spec.sessionId, step, withPaths, idleAsked),
   );
   // An undo changes the files its call's run changed; a replay runs the same call again, so changes them too.
-  own?.expect(paths, unseen, step.op, left);
+  own?.expect(paths, unseen, step.op, left, found.size > 0 ? found : undefined);
   // What a recorded call's undo put back, once it ran, stays drift where a hand edit may be lost (see `unsavedIn`).
   const leaveDrift = async () => own?.leaveDrift(named, await unsavedIn(ctx, spec, named));
   const invocation = toToolInvocation(row);
@@ -384,9 +384,14 @@ function* startStepUnit(tx: Tx, ctx: EngineContext, sessionId: string, step: Mov
   // replay's application found what the world held then, forkpoint's own (a move's files): only the first run's counts.
   const firstRun = step.op === "undo" && !(yield* replayedApplication(tx, row));
   const unseen = withPaths && firstRun ? yield* tx.callHandEdited(step.entryId) : [];
+  // A replayed application's undo puts back what the replay found: its first run's hand edit again, where a rewind had
+  // put that back and the replay ran over it (told once the undo ran, by its file id; see `OwnChanges.step`).
+  const found = new Map<string, string>();
+  if (withPaths && step.op === "undo" && !firstRun)
+    for (const [path, ids] of yield* tx.callHandEditIds(step.entryId)) if (ids.found !== null) found.set(path, ids.found);
   // A recorded call's undo puts back what its result says: in the files its arguments name, no content forkpoint saw.
   const reach = withPaths && step.op === "undo" && paths === undefined ? yield* undoReach(tx, sessionId, step) : undefined;
-  return { row, paths: withPaths ? paths : undefined, idle, unseen, named: reach?.named ?? [], left: reach?.left };
+  return { row, paths: withPaths ? paths : undefined, idle, unseen, found, named: reach?.named ?? [], left: reach?.left };
 }
 
 /** Whether applied call `row` is applied by a replay (its result kept for that application), not by its first run. */
