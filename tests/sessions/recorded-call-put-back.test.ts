@@ -170,3 +170,25 @@ it("a recorded call's write, a tool call over it: a forced \"both\" rewind resto
   expect(back.files?.kept).toBeUndefined();
   expect(readOrNull(file)).toBe("v0\n");
 });
+
+for (const scope of ["conversation", "both"] as const)
+  it(`a recorded call over a save made after a tool call over a hand edit: the tool call's undo stops (${scope})`, async () => {
+    const file = path.join(ws, "c.txt");
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const c0 = await s.checkpoint({ name: "c0" });
+    fs.writeFileSync(file, "first save\n");
+    await s.invoke("write_file", { path: file, text: "w\n" }); // finds "first save": its undo puts that back
+    fs.writeFileSync(file, "second save\n");
+    fs.writeFileSync(file, "rec\n"); // a call that ran elsewhere, over the second save
+    await s.recordToolCall({ tool: "write_file", args: { path: file, text: "rec\n" }, result: { previous: "second save\n" } });
+    // The recorded call's undo puts "second save" back; the tool call's undo would write "first save" over it.
+    const refused = await rejectionOf(s.rollback(c0.id, { scope, force: scope === "both" }));
+    expect(refused).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    expect(readOrNull(file)).toBe("second save\n");
+    // Called again forced, the save is kept in a checkpoint first.
+    const moved = await s.rollback(c0.id, { scope, force: true });
+    expect(moved.savedDrift?.files).toEqual(["c.txt"]);
+    const saved = await s.diffFiles(moved.savedDrift!.checkpointId, "disk");
+    expect(saved.patch).toContain("-second save");
+  });

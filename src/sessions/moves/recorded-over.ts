@@ -125,8 +125,11 @@ export function* undoReach(tx: Tx, sessionId: string, step: MoveStepRow) {
  */
 function* leftBy(tx: Tx, sessionId: string, step: MoveStepRow) {
   const outputs = (yield* tx.callOutputs(step.entryId)) ?? (yield* tx.recordedFiles(step.entryId));
-  const ws = outputs && (yield* tx.getWorkspace(sessionId));
-  return ws ? { dir: ws.dir, left: outputs } : null;
+  // Where its run found a hand edit, what it left there is kept apart from its outputs (see `callHandEditIds`).
+  const found = yield* tx.callHandEditIds(step.entryId);
+  const left = new Map([...(outputs ?? []), ...[...found].map(([path, ids]) => [path, ids.left] as const)]);
+  const ws = (outputs || found.size > 0) && (yield* tx.getWorkspace(sessionId));
+  return ws ? { dir: ws.dir, left } : null;
 }
 
 /** The refusal of `step` over `saves` (see `RecordedUndos.savesUnder`): the move stops there, the files as they are. */
