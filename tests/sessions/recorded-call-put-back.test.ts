@@ -192,3 +192,25 @@ for (const scope of ["conversation", "both"] as const)
     const saved = await s.diffFiles(moved.savedDrift!.checkpointId, "disk");
     expect(saved.patch).toContain("-second save");
   });
+
+it("a recorded call's undo puts a hand edit back even when its write's mode changed by hand since", async () => {
+  const file = path.join(ws, "c.txt");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const c0 = await s.checkpoint({ name: "c0" });
+  await s.invoke("write_file", { path: file, text: "w0\n" });
+  fs.writeFileSync(file, "by hand\n");
+  fs.writeFileSync(file, "rec\n"); // a call that ran elsewhere, over the hand edit
+  await s.recordToolCall({ tool: "write_file", args: { path: file, text: "rec\n" }, result: { previous: "by hand\n" } });
+  await s.invoke("write_file", { path: file, text: "w1\n" });
+  fs.chmodSync(file, 0o755); // the mode alone changed by hand
+  await s.checkpoint({ name: "c1" });
+  // Stops where the recorded call's undo put "by hand" back, before the first write's undo deletes it.
+  let stopped: unknown;
+  for (let i = 0; i < 3 && !(stopped && readOrNull(file) === "by hand\n"); i++)
+    stopped = await rejectionOf(s.rollback(c0.id, { scope: "both", force: i > 0 }));
+  expect(stopped).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(readOrNull(file)).toBe("by hand\n");
+  const moved = await s.rollback(c0.id, { scope: "both", force: true });
+  expect((await s.diffFiles(moved.savedDrift!.checkpointId, "disk")).patch).toContain("-by hand");
+});

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { codeOf } from "../workspace/walk.js";
-import { executableMode, fileIdOf } from "../workspace/file-id.js";
+import { contentOf, executableMode, fileIdOf } from "../workspace/file-id.js";
 import { stagedName } from "../workspace/staged.js";
 import { writeStaged } from "../workspace/files.js";
 
@@ -247,7 +247,8 @@ const printed = (held: Held, print: string | null): boolean =>
  * Whether `held` (a hand edit put back) is content a recorded call was not recorded over (`left`, its file id there;
  * undefined: a file its arguments do not name): made after it. A deletion keeps no content, as the drift checks weigh it.
  */
-const madeAfter = (held: Held, left: string | null | undefined): boolean => left !== undefined && held !== null && idOf(held) !== left;
+const madeAfter = (held: Held, left: string | null | undefined): boolean =>
+  left !== undefined && held !== null && (left === null || contentOf(idOf(held)) !== contentOf(left));
 
 const idOf = (held: { content: Buffer; mode: number }): string =>
   fileIdOf(createHash("sha256").update(held.content).digest("hex"), executableMode(held.mode));
