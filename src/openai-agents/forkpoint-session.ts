@@ -88,7 +88,10 @@ function toItems(messages: readonly Message[]): AgentInputItem[] {
  */
 const itemKey = (item: unknown, field = "item"): string => canonicalJson(checkedJson(item, field));
 const inputKey = (input: MessageInput): string => canonicalJson(input.content);
-const storedKey = (m: Message): string => (m.metadata?.openaiAgentsItem === true ? canonicalJson(m.content) : itemKey(toItem(m)));
+const storedKey = (m: Message, served?: ReadonlyMap<string, AgentInputItem>): string => {
+  if (m.metadata?.openaiAgentsItem === true) return canonicalJson(m.content);
+  return itemKey(served?.get(m.id) ?? toItem(m));
+};
 
 /**
  * The messages of items written together, the first naming the function calls among them as caused by it, and the
@@ -304,9 +307,21 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
    */
   async popItem(runContext?: RunContext): Promise<AgentInputItem | undefined> {
     useMemory(runContext, this.#memory);
+    const served = await this.#servedItems();
     const popped = await this.#replace({ count: 1, messages: [] });
     const last = popped?.replaced[0];
-    return last && toItem(last);
+    return last && (served.get(last.id) ?? toItem(last));
+  }
+
+  /**
+   * The current branch's messages as `getItems` reads them, by message id: an edited function call result is the
+   * result of a call before it, which its message alone does not say. Messages never change: one added after this read
+   * is read alone (`toItem`).
+   */
+  async #servedItems(): Promise<Map<string, AgentInputItem>> {
+    const { messages } = await sessionEngine(this.#s).run((ctx, ref) => currentHistory(ctx, ref));
+    const items = toItems(messages);
+    return new Map(messages.map((m, i) => [m.id, items[i]!]));
   }
 
   /** Goes back to an empty conversation on a new branch forked at the start; the old branch stays in the tree. */
@@ -364,8 +379,9 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
     const replacing = inputs.map(inputKey);
     let keep = 0;
     while (keep < expected.length && keep < replacing.length && expected[keep] === replacing[keep]) keep++;
+    const served = await this.#servedItems();
     const check = (tail: Message[]) => {
-      if (tail.length !== expected.length || tail.some((m, i) => storedKey(m) !== expected[i]))
+      if (tail.length !== expected.length || tail.some((m, i) => storedKey(m, served) !== expected[i]))
         throw new ConflictError(
           "the session's history no longer ends with the transaction's expected suffix: nothing was changed",
           "SUFFIX_MISMATCH",

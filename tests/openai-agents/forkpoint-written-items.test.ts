@@ -107,4 +107,29 @@ describe("ForkpointSession items written through forkpoint", () => {
     expect(next.finalOutput).toBe("answer 3");
     expect(JSON.stringify(inputs[2])).toContain('"output":"43"');
   });
+  it("an edited tool result pops, and is a transaction's suffix, as getItems read it", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const memory = new ForkpointSession(s);
+    await memory.addItems([
+      { role: "user", content: "look both up" },
+      { type: "function_call", callId: "call_a", name: "lookup", arguments: "{}", status: "completed" },
+      { type: "function_call", callId: "call_b", name: "other", arguments: "{}", status: "completed" },
+      { type: "function_call_result", callId: "call_a", name: "lookup", status: "completed", output: "1" },
+      { type: "function_call_result", callId: "call_b", name: "other", status: "completed", output: "2" },
+    ]);
+    const result = (await s.history()).at(-1)!;
+    await s.edit(result.id, { content: "3" });
+    const edited = (await memory.getItems()).at(-1)!;
+    expect(edited).toEqual({ type: "function_call_result", callId: "call_b", name: "other", status: "completed", output: "3" });
+    expect(await memory.popItem()).toEqual(edited);
+
+    await s.undo();
+    await memory.getItems();
+    await memory.applyHistoryTransaction({
+      operationId: "op-1",
+      transaction: { type: "replace_suffix", expectedSuffix: [edited], replacement: [{ role: "user", content: "never mind" }] },
+    });
+    expect((await memory.getItems()).at(-1)).toEqual({ role: "user", content: "never mind" });
+  });
 });
