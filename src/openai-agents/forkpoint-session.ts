@@ -63,15 +63,21 @@ function toItem(m: Message): AgentInputItem {
   return { role: m.role, content: text } as AgentInputItem;
 }
 
+/** The roles of a run's input messages: a function call before one that no result answers was left so (never run). */
+const INPUT_ROLES = new Set(["user", "system", "developer"]);
+
 /**
  * The items of `messages`, oldest first (see `toItem`). A function call's result edited through forkpoint (its text is
- * what the tool said) answers the oldest function call before it that no result answers: the SDK's models take a result
- * only with its call's id and name.
+ * what the tool said) answers the oldest function call before it that no result answers, made since the last input
+ * message (a call left unanswered before it, as a run stopped for an approval nobody gave, is no call it answers): the
+ * SDK's models take a result only with its call's id and name.
  */
 function toItems(messages: readonly Message[]): AgentInputItem[] {
   const open: { callId: string; name: string; namespace?: string }[] = [];
   return messages.map((m) => {
     const item = toItem(m);
+    const role = (item as { role?: unknown }).role;
+    if (m.role !== "function_call_result" && typeof role === "string" && INPUT_ROLES.has(role)) open.length = 0;
     if (item.type === "function_call") open.push({ callId: item.callId, name: item.name, namespace: item.namespace });
     const answered = item.type === "function_call_result" ? open.findIndex((c) => c.callId === item.callId) : -1;
     if (answered >= 0) open.splice(answered, 1);

@@ -132,4 +132,27 @@ describe("ForkpointSession items written through forkpoint", () => {
     });
     expect((await memory.getItems()).at(-1)).toEqual({ role: "user", content: "never mind" });
   });
+  it("an edited tool result answers no call left unanswered before the last input", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const memory = new ForkpointSession(s);
+    await memory.addItems([
+      { role: "user", content: "clean up" },
+      { type: "function_call", callId: "call_x", name: "wipe_disk", arguments: "{}", status: "completed" },
+    ]);
+    // The approval the run stopped for is never given: the user asks something else.
+    await memory.addItems([
+      { role: "user", content: "what is it?" },
+      { type: "function_call", callId: "call_y", name: "lookup", arguments: "{}", status: "completed" },
+      { type: "function_call_result", callId: "call_y", name: "lookup", status: "completed", output: "42" },
+    ]);
+    await s.edit((await s.history()).at(-1)!.id, { content: "43" });
+    expect((await memory.getItems()).at(-1)).toEqual({
+      type: "function_call_result",
+      callId: "call_y",
+      name: "lookup",
+      status: "completed",
+      output: "43",
+    });
+  });
 });
