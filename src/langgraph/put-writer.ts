@@ -148,7 +148,8 @@ export class PutWriter {
     // A step's own calls after its parent: the fork keeps them (replaying them when a move undid them).
     else if (target.after)
       await forkAtPoint(ctx, ref, { branchId: target.branchId, position: target.after.position, hash: target.after.headHash }, within);
-    else if (target.fpCheckpointId !== null) await rollback(ctx, ref, target.fpCheckpointId, undefined, within);
+    // The thread's own checkpoint, expired or not: prune keeps it, and the graph lists it (time travel to it).
+    else if (target.fpCheckpointId !== null) await rollback(ctx, ref, target.fpCheckpointId, undefined, within, { expired: true });
     // A synthesized parent (a position no checkpoint marks): a fork right there.
     else await forkAtPoint(ctx, ref, { branchId: target.branchId, position: target.position, hash: target.headHash }, within);
     return out.written!;

@@ -32,4 +32,13 @@ describe("expiring a LangGraph checkpoint", () => {
     expect(texts((await graph.getState(thread)).values.messages).slice(-2)).toEqual(["human:three", "ai:echo: three"]);
     expect((await fp.verify()).ok).toBe(true);
   });
+  it("expired, a checkpoint the thread's history lists is still one to travel back to", async () => {
+    const { graph, s, saved } = await threadWithTwoTurns();
+    for (const cp of saved) await s.expire(cp.id);
+    const history = [];
+    for await (const state of graph.getStateHistory(thread)) history.push(state);
+    const first = history.find((state) => texts(state.values.messages ?? []).join() === "human:one,ai:echo: one")!;
+    await graph.invoke({ messages: [{ role: "user", content: "again" }] }, first.config);
+    expect(texts((await graph.getState(thread)).values.messages)).toEqual(["human:one", "ai:echo: one", "human:again", "ai:echo: again"]);
+  });
 });
