@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { listSessionsInput, parseOptions, type ListSessionsInput } from "../models/inputs.js";
 import type { Page, SessionListItem } from "../models/types.js";
+import { readingInput } from "../models/json.js";
 import type { EngineContext } from "./core/context.js";
 import { decodeCursor, encodeCursor } from "./core/cursor.js";
 import { DEFAULT_LIMIT, page } from "./core/page.js";
@@ -13,7 +14,8 @@ export const listAllSessionsInput = pageInput.extend({ all: z.literal(true) });
 export type ListAllSessionsInput = z.input<typeof listAllSessionsInput>;
 
 export async function listSessions(ctx: EngineContext, input: ListSessionsInput | ListAllSessionsInput): Promise<Page<SessionListItem>> {
-  if (typeof input === "object" && input !== null && "all" in input) return listAllSessions(ctx, input);
+  if (readingInput(() => typeof input === "object" && input !== null && "all" in input, "options"))
+    return listAllSessions(ctx, input as ListAllSessionsInput);
   const o = parseOptions(listSessionsInput, input, "options");
   const limit = o.limit ?? DEFAULT_LIMIT;
   const before = o.cursor == null ? undefined : decodeCursor("sessions", o.cursor)[0];

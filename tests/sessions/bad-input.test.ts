@@ -709,6 +709,9 @@ const rows: Row[] = [
       ["edit with a revoked proxy as the message (its traps throw)", () => s.edit(ids.message, bad(revoked())), "message"],
       ["invoke with revoked options (their traps throw)", () => s.invoke("t", {}, bad(revoked())), "options"],
       ["setState with an updater returning a revoked proxy (its traps throw)", () => s.setState(() => bad(revoked())), "state"],
+      ["undo with options whose scope getter throws", () => s.undo(bad(throwing({}, "scope"))), "options"],
+      ["redo with options whose scope getter throws", () => s.redo(bad(throwing({}, "scope"))), "options"],
+      ["listSessions with a revoked proxy (its traps throw)", () => fp.listSessions(bad(revoked())), "options"],
     ] as const
   ).map(([what, call, names]): Row => ({ what, call, error: V, code: "VALIDATION_ERROR", names })),
 ];

@@ -1,6 +1,7 @@
 // Undo and redo as moves: the spec of a move along the session's own move history, to the head of a branch it names.
 import { ValidationError } from "../../models/errors.js";
 import type { MoveOptions } from "../../models/inputs.js";
+import { readingInput } from "../../models/json.js";
 import type { MoveHistoryRow, SessionRow, Step, Tx } from "../../store/port/index.js";
 import { headOf } from "../core/head.js";
 import { forkLandingSpec, landingOf } from "./continued.js";
@@ -9,7 +10,8 @@ import type { BaseMoveSpec } from "./move-spec.js";
 
 /** Undo and redo move the conversation: files alone would leave the history out of step with the session. */
 export function refuseFilesOnly(op: "undo" | "redo", options: MoveOptions | undefined): void {
-  if (options && typeof options === "object" && options.scope === "files")
+  // Read as the caller wrote it: a getter or proxy trap that throws is a ValidationError, as in the options' parse.
+  if (readingInput(() => options && typeof options === "object" && options.scope === "files", "options"))
     throw new ValidationError("scope", `${op} moves the conversation: use "conversation" or "both"`);
 }
 
