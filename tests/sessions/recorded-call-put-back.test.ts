@@ -4,10 +4,21 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import type { Forkpoint } from "../../src/index.js";
+import { defineTool, type Forkpoint } from "../../src/index.js";
 import { readOrNull, writeFileTool } from "../fixtures/file-tools.js";
 import { makeTempDir, rejectionOf, removeDir } from "../helpers.js";
 import { openForkpoint } from "../fixtures/backend.js";
+
+// A shell run elsewhere, recorded only: its undo puts back what the files under its folder held.
+const shellTool = defineTool<{ cwd: string; cmd: string }, { before: Record<string, string | null> }>({
+  name: "shell",
+  run: () => ({ before: {} }),
+  undo: ({ args, result }) => {
+    for (const [rel, text] of Object.entries(result.before))
+      if (text === null) fs.rmSync(path.join(args.cwd, rel), { force: true });
+      else fs.writeFileSync(path.join(args.cwd, rel), text);
+  },
+});
 
 let dir: string;
 let ws: string;
@@ -17,7 +28,7 @@ beforeEach(() => {
   dir = makeTempDir("forkpoint-recorded-put-back-");
   ws = path.join(dir, "project");
   fs.mkdirSync(ws);
-  fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [writeFileTool()] });
+  fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [writeFileTool(), shellTool] });
 });
 afterEach(async () => {
   await fp.close();
@@ -213,4 +224,25 @@ it("a recorded call's undo puts a hand edit back even when its write's mode chan
   expect(readOrNull(file)).toBe("by hand\n");
   const moved = await s.rollback(c0.id, { scope: "both", force: true });
   expect((await s.diffFiles(moved.savedDrift!.checkpointId, "disk")).patch).toContain("-by hand");
+});
+
+// A recorded shell call names only its folder (cwd): its undo puts back the hand edit it ran over there, as in a file
+// named as such. A forced "both" rewind keeps it on disk (files.kept), not the target's content over it.
+it('a hand edit a recorded call named by its folder ran over: a forced "both" rewind keeps it', async () => {
+  const file = path.join(ws, "c.txt");
+  fs.writeFileSync(file, "v0\n");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  fs.writeFileSync(file, "my own edit\n");
+  fs.writeFileSync(file, "shell wrote\n"); // a shell run elsewhere in the workspace
+  await s.recordToolCall({ tool: "shell", args: { cwd: ws, cmd: "gen" }, result: { before: { "c.txt": "my own edit\n" } } });
+  await s.append({ role: "user", content: "next" });
+
+  expect(await rejectionOf(s.rollback(c0.id, { scope: "both" }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  const back = await s.rollback(c0.id, { scope: "both", force: true });
+  expect(back.savedDrift?.files).toEqual(["c.txt"]);
+  expect(back.files?.kept).toEqual(["c.txt"]);
+  expect(readOrNull(file)).toBe("my own edit\n");
 });

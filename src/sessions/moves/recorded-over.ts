@@ -12,7 +12,7 @@ import type { MoveStepRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
 import { executableMode, fileIdOf } from "../workspace/file-id.js";
-import { namedPaths } from "../workspace/named-paths.js";
+import { namedPaths, reaches } from "../workspace/named-paths.js";
 import { codeOf } from "../workspace/walk.js";
 import { heldInCheckpoints } from "./held-in-checkpoint.js";
 import type { MoveSpec } from "./move-spec.js";
@@ -115,7 +115,9 @@ export function* undoReach(tx: Tx, sessionId: string, step: MoveStepRow) {
   const row = files && (yield* tx.getTool(step.entryId));
   const ws = row && (yield* tx.getWorkspace(sessionId));
   if (!ws) return none;
-  const named = namedPaths(ws.dir, toToolInvocation(row).args).filter((path) => files.has(path));
+  // A named folder's files too (a shell's cwd): its undo writes there as in a file named as such.
+  const reach = new Set(namedPaths(ws.dir, toToolInvocation(row).args).filter((path) => files.has(path)));
+  const named = [...files.keys()].filter((path) => reaches(reach, path));
   return { ...none, named, left: new Map(named.map((path) => [path, files.get(path) ?? null])) };
 }
 
