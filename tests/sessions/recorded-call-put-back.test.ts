@@ -246,3 +246,26 @@ it('a hand edit a recorded call named by its folder ran over: a forced "both" re
   expect(back.files?.kept).toEqual(["c.txt"]);
   expect(readOrNull(file)).toBe("my own edit\n");
 });
+
+// The switch's undo of the tool call puts the hand edit back; the replay of the recorded call on the branch switched
+// to would write over it, unsaved: refused even when forced, as for a tool call's replay, the hand edit still in place.
+it("a hand edit a tool call ran over, then a switch replaying a recorded write of that file: refused", async () => {
+  const file = path.join(ws, "b.txt");
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  fs.writeFileSync(file, "rec\n");
+  await s.recordToolCall({ tool: "write_file", args: { path: file, text: "rec\n" }, result: { previous: null } });
+  await s.append({ role: "user", content: "on b" });
+  const onB = (await s.branches()).find((b) => b.current)!;
+  await s.rollback(c0.id, { scope: "conversation" });
+  fs.writeFileSync(file, "my own edit\n");
+  await s.invoke("write_file", { path: file, text: "w\n" });
+
+  expect((await s.plan({ branchId: onB.id, scope: "conversation" })).blocked).toBeDefined();
+  for (const force of [false, true]) {
+    expect(await rejectionOf(s.switchBranch(onB.id, { scope: "conversation", force }))).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    expect(readOrNull(file)).toBe("w\n");
+  }
+});

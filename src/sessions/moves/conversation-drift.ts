@@ -199,6 +199,12 @@ export function* writtenPaths(
         if (held.id !== files.get(path) && held.id !== null) addLost(lost, path, held.calls);
         putBack.delete(path);
       }
+      // Its replay writes over a hand edit an undo of the move put back there, as another call's replay does.
+      for (const [path, held] of undo ? [] : [...putBack]) {
+        if (!reaches(reach, path)) continue;
+        if (held.id !== null) addLost(lost, path, held.calls);
+        putBack.delete(path);
+      }
       const claimed = new Set([...writes, ...keep, ...expected.keys(), ...named.keys()]);
       recordedCalls.push({ reach, files, undo, claimed });
       for (const path of reach) recordedNamed.add(path);
