@@ -269,3 +269,27 @@ it("a hand edit a tool call ran over, then a switch replaying a recorded write o
     expect(readOrNull(file)).toBe("w\n");
   }
 });
+
+// Two shell calls recorded in one folder (cwd), no hand edit: the newer one's undo writes no "hand edit" into the
+// folder itself, so the older one's undo runs and the rewind gives the target's files, any scope.
+for (const scope of ["conversation", "both"] as const)
+  it(`two recorded calls naming one folder: a rewind to before both undoes both (${scope})`, async () => {
+    const sub = path.join(ws, "sub");
+    fs.mkdirSync(sub);
+    fs.writeFileSync(path.join(sub, "b.txt"), "v0\n");
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    await s.append({ role: "user", content: "go" });
+    const c0 = await s.checkpoint({ name: "c0" });
+    fs.writeFileSync(path.join(sub, "b.txt"), "one\n");
+    await s.recordToolCall({ tool: "shell", args: { cwd: sub, cmd: "one" }, result: { before: { "b.txt": "v0\n" } } });
+    fs.writeFileSync(path.join(sub, "c.txt"), "two\n");
+    await s.recordToolCall({ tool: "shell", args: { cwd: sub, cmd: "two" }, result: { before: { "c.txt": null } } });
+    await s.append({ role: "user", content: "next" });
+    await s.checkpoint({ name: "after" });
+
+    const back = await s.rollback(c0.id, { scope });
+    expect(back.undone).toHaveLength(2);
+    expect(readOrNull(path.join(sub, "b.txt"))).toBe("v0\n");
+    expect(readOrNull(path.join(sub, "c.txt"))).toBeNull();
+  });

@@ -14,6 +14,7 @@ import { toToolInvocation } from "../core/rows.js";
 import { executableMode, fileIdOf } from "../workspace/file-id.js";
 import { namedPaths, reaches } from "../workspace/named-paths.js";
 import { codeOf } from "../workspace/walk.js";
+import { DRIFTED_ONLY } from "../workspace/absorb.js";
 import { heldInCheckpoints } from "./held-in-checkpoint.js";
 import type { MoveSpec } from "./move-spec.js";
 
@@ -60,6 +61,8 @@ export class RecordedUndos {
     for (const [path, left] of reach.left) {
       if (!this.#by.has(path)) continue;
       const now = fileId(reach.dir, path);
+      // A named folder (a shell's cwd), recorded as no file, and a folder still: its files are weighed each on its own.
+      if (now === undefined && (left === null || left === DRIFTED_ONLY) && isFolder(reach.dir, path)) continue;
       // Not a file (a folder, a link, unreadable): no checkpoint holds it as such ("" is no file id).
       if (now !== left && now !== null) changed.set(path, now ?? "");
     }
@@ -150,6 +153,15 @@ export function undoOverError(step: MoveStepRow, saves: { dir: string; paths: st
 }
 
 /** The file id of what `path` holds (null: no file; undefined: something else, a folder or a link, or unreadable). */
+/** Whether `path` (relative to `dir`) is a folder now, not through a link. */
+function isFolder(dir: string, path: string): boolean {
+  try {
+    return lstatSync(join(dir, ...path.split("/"))).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function fileId(dir: string, path: string): string | null | undefined {
   const full = join(dir, ...path.split("/"));
   try {
