@@ -58,10 +58,13 @@ function checkedJson(item: unknown, field: string): JsonValue {
  */
 function toItem(m: Message): AgentInputItem {
   if (m.metadata?.openaiAgentsItem === true) return decodeValue(m.content) as AgentInputItem;
-  const text = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+  const text = textOf(m);
   if (m.role === "assistant") return { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text }] };
   return { role: m.role, content: text } as AgentInputItem;
 }
+
+/** A message written through forkpoint as an item's text: its content, as JSON when not a string. */
+const textOf = (m: Message): string => (typeof m.content === "string" ? m.content : JSON.stringify(m.content));
 
 /** The roles of a run's input messages: a function call before one that no result answers was left so (never run). */
 const INPUT_ROLES = new Set(["user", "system", "developer"]);
@@ -83,7 +86,7 @@ function toItems(messages: readonly Message[]): AgentInputItem[] {
     if (answered >= 0) open.splice(answered, 1);
     if (m.role !== "function_call_result" || m.metadata?.openaiAgentsItem === true || open.length === 0) return item;
     const { callId, name, namespace } = open.shift()!;
-    const output = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+    const output = textOf(m);
     return { type: "function_call_result", callId, name, ...(namespace === undefined ? {} : { namespace }), status: "completed", output };
   });
 }

@@ -152,7 +152,6 @@ export function undoOverError(step: MoveStepRow, saves: { dir: string; paths: st
   );
 }
 
-/** The file id of what `path` holds (null: no file; undefined: something else, a folder or a link, or unreadable). */
 /** Whether `path` (relative to `dir`) is a folder now, not through a link. */
 function isFolder(dir: string, path: string): boolean {
   try {
@@ -162,6 +161,7 @@ function isFolder(dir: string, path: string): boolean {
   }
 }
 
+/** The file id of what `path` holds (null: no file; undefined: something else, a folder or a link, or unreadable). */
 function fileId(dir: string, path: string): string | null | undefined {
   const full = join(dir, ...path.split("/"));
   try {
