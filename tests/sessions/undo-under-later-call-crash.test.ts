@@ -63,9 +63,9 @@ const undos = () => readLog(logFile).filter((c) => c.op === "undo" && c.tool ===
 const count = (op: "undo" | "run", id: string) =>
   readLog(logFile).filter((c) => c.op === op && c.invocationId === id && (op === "undo" || c.replay)).length;
 
-/** Runs the switch to `other` in a child, kills it once `undone` undos are logged, reopens and recovers. */
+/** Runs the switch to `other` in a child held in its undo numbered `undone`, kills it there, reopens and recovers. */
 async function killAfterUndos(setup: Awaited<ReturnType<typeof setUp>>, undone: number) {
-  const worker = startWorker("tests/fixtures/crash-later-call.ts", [dbPath, setup.sessionId, "u", setup.other, logFile, "400"]);
+  const worker = startWorker("tests/fixtures/crash-later-call.ts", [dbPath, setup.sessionId, "u", setup.other, logFile, String(undone)]);
   for (let i = 0; i < 6_000 && undos().length < undone; i++) await new Promise((r) => setTimeout(r, 5));
   expect(undos().length).toBe(undone);
   worker.child.kill("SIGKILL");
