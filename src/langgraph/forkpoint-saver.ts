@@ -89,13 +89,14 @@ export class ForkpointSaver extends BaseCheckpointSaver {
   readonly #writer: PutWriter;
 
   constructor(fp: Forkpoint, options: ForkpointSaverOptions = {}) {
-    super(options?.serde);
+    // Checked before LangGraph's constructor reads `serde`: an option whose getter throws is a bad option.
+    const o = parseOptions(langGraphSaverOptions, options, "options");
+    super(o.serde as SerializerProtocol | undefined);
     try {
       engineOf(fp);
     } catch {
       throw new ValidationError("fp", "must be a Forkpoint from openForkpoint()");
     }
-    const o = parseOptions(langGraphSaverOptions, options, "options");
     this.#fp = fp;
     this.#parts = {
       serde: this.serde,

@@ -208,8 +208,8 @@ export function parsePlanTarget(value: unknown): { target: z.output<typeof planI
   const parsed = parseOptions(planInput, target, "target");
   return { target: parsed, scope: parseOptions(planScope, { scope }, "options").scope ?? "conversation" };
 }
-/** `new ForkpointSaver(fp, options)` (other keys are LangGraph's business and ignored). */
-export const langGraphSaverOptions = z.object({
+/** `new ForkpointSaver(fp, options)`: a misspelt key would put a run's threads under the default user, so it is refused. */
+export const langGraphSaverOptions = z.strictObject({
   userId: name().optional(),
   messagesChannel: text().min(1, "must not be empty").optional(),
   serde: anything.optional(),

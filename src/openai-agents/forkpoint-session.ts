@@ -12,7 +12,7 @@ import type {
 import { decodeValue, encodeValue } from "../adapters/json-codec.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
 import { moveOptions as moveOptionsSchema, parseInput, requestId } from "../models/inputs.js";
-import { assertJson, type JsonObject, type JsonValue } from "../models/json.js";
+import { assertJson, readingInput, type JsonObject, type JsonValue } from "../models/json.js";
 import type { MoveOptions } from "../models/inputs.js";
 import type { Message, MessageInput } from "../models/types.js";
 import { selfMove } from "../adapters/loop-guard.js";
@@ -201,11 +201,11 @@ export class ForkpointSession implements Session, RunContextAwareSession, Sessio
     if (!(session instanceof SessionHandle))
       throw new ValidationError("session", "ForkpointSession expects a session handle (from fp.createSession or fp.getSession)");
     if (typeof options !== "object" || options === null) throw new ValidationError("options", "must be an object when given");
-    const { moveOptions: given, ...unknown } = options;
+    // Read once, through the check: a getter that throws (or a revoked proxy) is a bad option, not a TypeError.
+    const { moveOptions: given, ...unknown } = readingInput(() => ({ ...options }), "options");
     if (Object.keys(unknown).length > 0) throw new ValidationError("options", `unknown option(s): ${Object.keys(unknown).join(", ")}`);
-    if (given !== undefined) parseInput(moveOptionsSchema, given, "options.moveOptions");
     this.#s = session;
-    this.#moveOptions = given;
+    this.#moveOptions = given === undefined ? undefined : parseInput(moveOptionsSchema, given, "options.moveOptions");
     this.#memory = { sessionId: session.id, branch: () => this.#branch };
   }
 

@@ -39,4 +39,18 @@ describe("the Agents SDK adapter's options", () => {
     expect(thrownBy(() => new ForkpointSession(s, { moveOptions: { refuseIrreversibl: true } } as never))).toBeInstanceOf(ValidationError);
     await expect(new ForkpointSession(s, { moveOptions: { refuseIrreversible: true } }).getSessionId()).resolves.toBe(s.id);
   });
+
+  it("new ForkpointSession refuses options it cannot read (a throwing getter, a revoked proxy) as bad options", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const getter = {
+      get moveOptions(): never {
+        throw new Error("no");
+      },
+    };
+    expect(thrownBy(() => new ForkpointSession(s, getter))).toMatchObject({ name: "ValidationError", field: "options" });
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(thrownBy(() => new ForkpointSession(s, proxy))).toMatchObject({ name: "ValidationError", field: "options" });
+  });
 });
