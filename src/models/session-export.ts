@@ -316,7 +316,8 @@ export const sessionExportSchema = z
     ),
     events: z.array(
       z.strictObject({
-        kind: text,
+        // What the timeline shows: "branch" events were written by early versions, whose documents still import.
+        kind: z.enum(["branch", "switch", "undo", "redo", "checkpoint-deleted", "handoff"]),
         refId: id,
         branchId: id,
         detail: wellFormedText()
