@@ -1,5 +1,5 @@
 // attachWorkspace: a directory whose files checkpoints capture and moves restore.
-import type { Tx } from "../store/port/index.js";
+import type { Step, Tx } from "../store/port/index.js";
 import { THIS_HOST, isLocal } from "./workspace/host.js";
 import { resolve } from "node:path";
 import { ValidationError } from "../models/errors.js";
@@ -10,7 +10,7 @@ import { ownedSession } from "./core/owned.js";
 import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "./workspace/capture.js";
 import { assertNoRestorePending } from "./workspace/restore-guards.js";
 import { resumingOwnRestore } from "./workspace/resume-own.js";
-import { realDir, sameFilesConfig } from "./workspace/snapshots.js";
+import { realDir, sameFilesConfig, type FilesConfig } from "./workspace/snapshots.js";
 
 export async function attachWorkspace(
   ctx: EngineContext,
@@ -48,7 +48,10 @@ function* attachWorkspaceUnit(tx: Tx, ref: SessionRef, capture: Capture, ctx: En
   // Attached again as it was (same directory, rules and host): what forkpoint last saw stays, so files changed since
   // stay drift. Taking the directory as it is now would make those changes look saved, and a rewind overwrite them.
   const again = ws !== undefined && sameFilesConfig(ws, capture) && isLocal(ws);
-  const manifestId = again ? (yield* tx.insertTrees(capture.trees), ws.manifestId) : yield* saveCapture(tx, capture);
+  // Back to a configuration a checkpoint captured under (after other options or another directory): what the newest
+  // such checkpoint holds is what forkpoint last saw there, so hand edits made since stay drift, not look saved.
+  const seen = again ? ws.manifestId : yield* lastCapturedUnder(tx, ref, capture);
+  const manifestId = seen !== undefined ? (yield* tx.insertTrees(capture.trees), seen) : yield* saveCapture(tx, capture);
   yield* tx.putWorkspace({
     sessionId: ref.id,
     dir: capture.dir,
@@ -60,6 +63,16 @@ function* attachWorkspaceUnit(tx: Tx, ref: SessionRef, capture: Capture, ctx: En
   });
   yield* saveCaptureStats(tx, capture);
   return true;
+}
+
+/** The snapshot of the session's newest checkpoint captured under `config` (directory and rules), if any. */
+function* lastCapturedUnder(tx: Tx, ref: SessionRef, config: FilesConfig): Step<number | undefined> {
+  const checkpoints = yield* tx.sessionCheckpoints(ref.userId, ref.id);
+  for (let i = checkpoints.length - 1; i >= 0; i--) {
+    const files = yield* tx.checkpointManifest(checkpoints[i]!.id);
+    if (files && sameFilesConfig(files, config)) return files.manifestId;
+  }
+  return undefined;
 }
 
 function* pendingRestoreUnit(tx: Tx, ref: SessionRef) {
