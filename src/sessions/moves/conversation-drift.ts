@@ -245,7 +245,11 @@ export function* writtenPaths(
         addLost(lost, path, held.calls);
         addLost(olderOver, path, held.calls);
       }
-      if (undo && known !== undefined && held !== undefined) held.calls.push(call.id);
+      // The file holds that older hand edit from then on (as put-back.ts holds it): a later step weighs it, not the one before.
+      if (undo && known !== undefined && held !== undefined) {
+        held.calls.push(call.id);
+        held.id = known.found;
+      }
       if (!undo && held !== undefined && held.id !== known?.found) addLost(lost, path, held.calls);
       if (!undo) putBack.delete(path);
       if (writes.has(path) || keep.has(path) || expected.has(path) || recordedNamed.has(path)) continue;

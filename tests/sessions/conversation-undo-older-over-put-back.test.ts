@@ -1,0 +1,78 @@
+// A recorded shell whose folder holds a file, taken back by a "conversation" rewind; then calls write that file, a hand
+// edit, a call deletes it (found the hand edit), another writes it. undo() of the rewind undoes the calls (the delete's
+// undo puts the hand edit back, the older write's undo deletes it) and replays the shell: the hand edit would be on no
+// disk and in no call's result. Refused before the move, forced or not, as without the recorded shell.
+import fs from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { defineTool } from "../../src/index.js";
+import { readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+const put = (p: string, text: string | null) => (text === null ? fs.rmSync(p, { force: true }) : fs.writeFileSync(p, text));
+const write = defineTool<{ path: string; text: string }, { previous: string | null }>({
+  name: "write",
+  run: ({ path: p, text }) => {
+    const previous = readOrNull(p);
+    fs.writeFileSync(p, text);
+    return { previous };
+  },
+  undo: ({ args, result }) => put(args.path, result.previous),
+});
+const remove = defineTool<{ path: string }, { previous: string | null }>({
+  name: "remove",
+  run: ({ path: p }) => {
+    const previous = readOrNull(p);
+    fs.rmSync(p, { force: true });
+    return { previous };
+  },
+  undo: ({ args, result }) => put(args.path, result.previous),
+});
+// A shell run elsewhere, recorded only: its undo puts back what the files under its folder held.
+const shell = defineTool<{ cwd: string; writes: Record<string, string> }, { before: Record<string, string | null> }>({
+  name: "shell",
+  run: ({ cwd, writes }) => {
+    const before: Record<string, string | null> = {};
+    for (const [rel, text] of Object.entries(writes)) {
+      before[rel] = readOrNull(path.join(cwd, rel));
+      fs.writeFileSync(path.join(cwd, rel), text);
+    }
+    return { before };
+  },
+  undo: ({ args, result }) => {
+    for (const [rel, text] of Object.entries(result.before)) put(path.join(args.cwd, rel), text);
+  },
+});
+
+for (const force of [false, true])
+  it(`undo() of a rewind: an older call's undo over a hand edit put back, a recorded shell replayed (force ${force})`, async () => {
+    const ws = tempDir("forkpoint-older-over-put-back-");
+    const sub = path.join(ws, "sub");
+    fs.mkdirSync(sub);
+    fs.writeFileSync(path.join(ws, "a.txt"), "a");
+    const b = path.join(sub, "b.txt");
+    const { fp } = dbs.open({ tools: [write, remove, shell] as never[] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    await s.append({ role: "user", content: "start" });
+    const c0 = await s.checkpoint({ name: "c0" });
+    fs.writeFileSync(b, "shell"); // ran elsewhere, recorded
+    await s.recordToolCall({ tool: "shell", args: { cwd: sub, writes: { "b.txt": "shell" } }, result: { before: { "b.txt": null } } });
+    await s.rollback(c0.id, { scope: "conversation" });
+    expect(readOrNull(b)).toBeNull();
+    await s.invoke("write", { path: b, text: "w1" });
+    fs.writeFileSync(b, "by hand");
+    await s.invoke("remove", { path: b });
+    await s.invoke("write", { path: b, text: "w3" });
+
+    const refused = await rejectionOf(s.undo({ scope: "conversation", force }));
+    expect(refused).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    expect(readOrNull(b)).toBe("w3");
+    expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
+      ["write", true],
+      ["remove", true],
+      ["write", true],
+    ]);
+  });
