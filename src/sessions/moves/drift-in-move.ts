@@ -6,18 +6,26 @@ import type { MoveStepRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { prepareRestore } from "../workspace/prepare-restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
+import { namedPaths, reaches } from "../workspace/named-paths.js";
+import { toToolInvocation } from "../core/rows.js";
 
 /** Whether the drift a files step finds may be left as it is: none of the move's `steps` was interrupted by a crash. */
 export const mayLeaveDrift = (steps: readonly MoveStepRow[]): boolean => !steps.some((s) => s.status === "unknown");
 
-/** The paths move `moveId`'s replays still to run may write: those their calls' runs changed ("all": one has no record). */
-export function* replayPaths(tx: Tx, moveId: string): Step<Set<string> | "all"> {
+/**
+ * The paths move `moveId`'s replays still to run may write: those their calls' runs changed ("all": one has no record);
+ * for a call whose run changed none (a delete of a missing file), those its arguments name in workspace `dir` (a folder
+ * reaching what is under it, see `reaches`): run again, it may write there.
+ */
+export function* replayPaths(tx: Tx, moveId: string, dir: string): Step<Set<string> | "all"> {
   const out = new Set<string>();
   for (const step of yield* tx.moveSteps(moveId)) {
     if (step.op !== "replay" || step.status !== "pending") continue;
     const paths = yield* tx.callPaths(step.entryId);
     if (paths === undefined) return "all";
     for (const path of paths) out.add(path);
+    const row = paths.length === 0 ? yield* tx.getTool(step.entryId) : undefined;
+    for (const path of row ? namedPaths(dir, toToolInvocation(row).args) : []) out.add(path);
   }
   return out;
 }
@@ -34,8 +42,8 @@ export function* putBackBy(tx: Tx, moveId: string): Step<Map<string, string>> {
 }
 
 /** What `refuseReplayOver` weighs: the paths move `moveId`'s replays still to run may write, and its put-back hand edits. */
-export function* replaysOver(tx: Tx, moveId: string): Step<readonly [Set<string> | "all", Map<string, string>]> {
-  return [yield* replayPaths(tx, moveId), yield* putBackBy(tx, moveId)] as const;
+export function* replaysOver(tx: Tx, moveId: string, dir: string): Step<readonly [Set<string> | "all", Map<string, string>]> {
+  return [yield* replayPaths(tx, moveId, dir), yield* putBackBy(tx, moveId)] as const;
 }
 
 /**
@@ -48,7 +56,7 @@ export function refuseReplayOver(
   replays: Set<string> | "all",
   putBack: ReadonlyMap<string, string> = new Map(),
 ): void {
-  const over = replays === "all" ? [...drifted] : drifted.filter((p) => replays.has(p));
+  const over = replays === "all" ? [...drifted] : drifted.filter((p) => reaches(replays, p));
   if (over.length === 0) return;
   const back = over.filter((p) => putBack.has(p));
   if (back.length === over.length) {
@@ -79,6 +87,6 @@ export async function refuseDriftBeforeReplays(ctx: EngineContext, sessionId: st
   // The files as forkpoint last saw them, "restored": no change, only the drift check.
   const { drifted } = await prepareRestore(ctx, ws, ws.manifestId, "leave", moveId);
   if (drifted.length === 0) return;
-  const [replays, putBack] = await ctx.store.read((tx) => replaysOver(tx, moveId));
+  const [replays, putBack] = await ctx.store.read((tx) => replaysOver(tx, moveId, ws.dir));
   refuseReplayOver(ws.dir, drifted, replays, putBack);
 }

@@ -94,7 +94,7 @@ export async function restoreMoveFiles(
         : await prepareRestore(ctx, ws, target.manifestId, leaveDrift ? "leave" : false, moveId, [], hold);
     left = [...p.drifted, ...(p.held ?? [])];
     if (left.length > 0) {
-      const [replays, putBack] = await ctx.store.read((tx) => replaysOver(tx, moveId));
+      const [replays, putBack] = await ctx.store.read((tx) => replaysOver(tx, moveId, ws.dir));
       refuseReplayOver(ws.dir, left, replays, putBack);
     }
     // The move is journaled before the files move, so a crash in the middle of them finishes the restore (scope
@@ -114,12 +114,13 @@ export async function restoreMoveFiles(
 function* filesStepUnit(tx: Tx, ctx: EngineContext, spec: MoveSpec, moveId: string) {
   const steps = yield* tx.moveSteps(moveId);
   const at = yield* snapshotPosition(tx, spec.sessionId, spec.target, spec.newBranch?.forkCheckpointId ?? null);
+  const ws = yield* workspaceOf(tx, spec.sessionId, "scope");
   return {
-    ws: yield* workspaceOf(tx, spec.sessionId, "scope"),
+    ws,
     failed: yield* leftApplied(tx, (tool) => ctx.tools.isReversible(tool), spec, steps, at),
     ran: steps.some((s) => s.status !== "pending"),
     leaveDrift: mayLeaveDrift(steps),
-    replays: spec.putBacks ? yield* replayPaths(tx, moveId) : null,
+    replays: spec.putBacks ? yield* replayPaths(tx, moveId, ws.dir) : null,
   };
 }
 

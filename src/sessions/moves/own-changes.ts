@@ -11,6 +11,7 @@ import type { MoveSpec } from "./move-spec.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
 import { byFileId, PutBack, type PutBacks } from "./put-back.js";
 import { prepareRestore } from "../workspace/prepare-restore.js";
+import { reaches } from "../workspace/named-paths.js";
 
 export class OwnChanges {
   #before: FilesBefore | null = null;
@@ -302,7 +303,7 @@ export function* interruptedPaths(tx: Tx, steps: readonly MoveStepRow[]): Step<S
  */
 export function heldPutBacks(dir: string, made: PutBacks | undefined, replays: ReadonlySet<string> | "all"): string[] {
   if (!made || replays === "all") return [];
-  return new PutBack(dir, () => undefined).asLeft(made).filter((path) => !replays.has(path));
+  return new PutBack(dir, () => undefined).asLeft(made).filter((path) => !reaches(replays, path));
 }
 
 /**

@@ -7,7 +7,7 @@ import { isLocal } from "../workspace/host.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
 import { filesAt, TreeReader } from "../workspace/trees.js";
 import { capturedPaths } from "../workspace/captured.js";
-import { reaches } from "../workspace/named-paths.js";
+import { namedPaths, reaches } from "../workspace/named-paths.js";
 import type { NamedSeen } from "../workspace/created-since.js";
 import { changedSince, driftReach, refuseLostSaves, writtenPaths, type RecordedReach } from "./conversation-drift.js";
 import type { MoveTarget } from "./move-plan.js";
@@ -69,10 +69,13 @@ export function* plannedPutBacks(
   }
   const lost = yield* lostOver(tx, sessionId, undone);
   const replays = new Set<string>();
+  const ws = replayed.length > 0 ? yield* tx.getWorkspace(sessionId) : undefined;
   for (const call of replayed) {
     const written = yield* tx.callPaths(call.id);
     if (written === undefined) return { paths, replays: "all", ...lost };
     for (const path of written) replays.add(path);
+    // Its run changed no file: run again, it may write where its arguments name (see `replayPaths`).
+    for (const path of written.length === 0 && ws ? namedPaths(ws.dir, call.args) : []) replays.add(path);
   }
   return { paths, replays, ...lost };
 }
@@ -115,7 +118,7 @@ export async function putBackFiles(
  * its files step refuses that, forced or not (see `refuseReplayOver`); undefined when no replay writes one.
  */
 export function replayOver(dir: string, kept: readonly string[], replays: ReadonlySet<string> | "all"): string | undefined {
-  const over = replays === "all" ? kept : kept.filter((p) => replays.has(p));
+  const over = replays === "all" ? kept : kept.filter((p) => reaches(replays, p));
   if (over.length === 0) return undefined;
   const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");
   return (

@@ -1,0 +1,55 @@
+// A delete of a file that was not there changed no file; a "both" move replaying it deletes what the path holds then.
+// When an undo of that move put a hand edit back there (a write's run found it), the replay would delete it while
+// `files.kept` names it: the move stops before that replay instead, forced or not, with the hand edit on disk.
+import fs from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { defineTool } from "../../src/index.js";
+import { readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+const put = (p: string, text: string | null) => (text === null ? fs.rmSync(p, { force: true }) : fs.writeFileSync(p, text));
+const write = defineTool<{ path: string; text: string }, { previous: string | null }>({
+  name: "write",
+  run: ({ path: p, text }) => {
+    const previous = readOrNull(p);
+    fs.writeFileSync(p, text);
+    return { previous };
+  },
+  undo: ({ args, result }) => put(args.path, result.previous),
+});
+const remove = defineTool<{ path: string }, { previous: string | null }>({
+  name: "remove",
+  run: ({ path: p }) => {
+    const previous = readOrNull(p);
+    fs.rmSync(p, { force: true });
+    return { previous };
+  },
+  undo: ({ args, result }) => put(args.path, result.previous),
+});
+
+for (const force of [false, true])
+  it(`a "both" redo replaying a delete that deleted nothing over a hand edit put back stops (force ${force})`, async () => {
+    const ws = tempDir("forkpoint-put-back-noop-replay-");
+    const a = path.join(ws, "a.txt");
+    const b = path.join(ws, "b.txt");
+    fs.writeFileSync(a, "a0");
+    const { fp } = dbs.open({ tools: [write, remove] as never[] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    await s.append({ role: "user", content: "start" });
+    const c0 = await s.checkpoint({ name: "c0" });
+    await s.invoke("write", { path: a, text: "w0" });
+    await s.rollback(c0.id, { scope: "both" });
+    await s.invoke("remove", { path: b }); // nothing there: changes no file
+    await s.undo({ scope: "conversation" }); // back to the write, the remove undone
+    fs.writeFileSync(b, "by hand");
+    await s.invoke("write", { path: b, text: "w2" }); // found the hand edit
+
+    const stopped = await rejectionOf(s.redo({ scope: "both", force }));
+    expect(stopped).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    // Unforced, refused before it starts (drift); forced, stopped with the hand edit its undo put back on disk.
+    expect(readOrNull(b)).toBe(force ? "by hand" : "w2");
+  });
