@@ -212,6 +212,13 @@ export function* writtenPaths(
     }
     // Its undo (a mkdir's rm -r of a folder it made empty, which no snapshot holds) may write there as its replay may.
     if (paths.length === 0) {
+      // Its replay writes over a hand edit an undo of the move put back where its arguments name, as another's does.
+      const reach = undo ? new Set<string>() : new Set(namedPaths(ws.dir, call.args));
+      for (const [path, held] of [...putBack]) {
+        if (!reaches(reach, path)) continue;
+        if (held.id !== null) addLost(lost, path, held.calls);
+        putBack.delete(path);
+      }
       // What its run found where its arguments name (see `withNamedFiles`): a file not among them was not there.
       const found = yield* tx.callOutputs(call.id);
       let at: SnapshotOnLineage | undefined | "unread" = "unread";

@@ -1,0 +1,52 @@
+// A delete of a file that was not there changed no file; a "conversation" move replaying it deletes what the path holds
+// then. When an undo of that move put a hand edit back there (a write's run found it), the replay would delete it, on
+// no disk and in no applied call's result: refused before the move, forced or not.
+import fs from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { defineTool } from "../../src/index.js";
+import { readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+const put = (p: string, text: string | null) => (text === null ? fs.rmSync(p, { force: true }) : fs.writeFileSync(p, text));
+const write = defineTool<{ path: string; text: string }, { previous: string | null }>({
+  name: "write",
+  run: ({ path: p, text }) => {
+    const previous = readOrNull(p);
+    fs.writeFileSync(p, text);
+    return { previous };
+  },
+  undo: ({ args, result }) => put(args.path, result.previous),
+});
+const remove = defineTool<{ path: string }, { previous: string | null }>({
+  name: "remove",
+  run: ({ path: p }) => {
+    const previous = readOrNull(p);
+    fs.rmSync(p, { force: true });
+    return { previous };
+  },
+  undo: ({ args, result }) => put(args.path, result.previous),
+});
+
+for (const force of [false, true])
+  it(`undo() of a rewind replaying a delete that deleted nothing over a hand edit put back: refused (force ${force})`, async () => {
+    const ws = tempDir("forkpoint-conversation-noop-replay-");
+    const b = path.join(ws, "b.txt");
+    fs.writeFileSync(path.join(ws, "a.txt"), "a0");
+    const { fp } = dbs.open({ tools: [write, remove] as never[] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    await s.append({ role: "user", content: "start" });
+    const c0 = await s.checkpoint({ name: "c0" });
+    await s.invoke("remove", { path: b }); // nothing there: changes no file
+    await s.rollback(c0.id, { scope: "conversation" });
+    fs.writeFileSync(b, "by hand");
+    await s.invoke("write", { path: b, text: "w" }); // found the hand edit
+
+    const refused = await rejectionOf(s.undo({ scope: "conversation", force }));
+    expect(refused).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    expect(readOrNull(b)).toBe("w");
+    expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([["write", true]]);
+  });
