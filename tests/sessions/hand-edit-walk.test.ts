@@ -12,8 +12,8 @@ import { prng } from "../fixtures/prng.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
-// Seeds that found lost hand edits and checker mistakes once (15, 26, 33, 58), and one more.
-const SEEDS = process.env.WALK_SEEDS ? range(process.env.WALK_SEEDS) : [1, 15, 26, 33, 58];
+// Seeds that found lost hand edits and checker mistakes once (15, 26, 33, 58, 66), and one more.
+const SEEDS = process.env.WALK_SEEDS ? range(process.env.WALK_SEEDS) : [1, 15, 26, 33, 58, 66];
 const STEPS = Number(process.env.WALK_STEPS ?? 40);
 
 function range(text: string): number[] {
