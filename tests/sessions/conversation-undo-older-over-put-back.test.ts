@@ -1,7 +1,8 @@
 // A recorded shell whose folder holds a file, taken back by a "conversation" rewind; then calls write that file, a hand
 // edit, a call deletes it (found the hand edit), another writes it. undo() of the rewind undoes the calls (the delete's
 // undo puts the hand edit back, the older write's undo deletes it) and replays the shell: the hand edit would be on no
-// disk and in no call's result. Refused before the move, forced or not, as without the recorded shell.
+// disk and in no call's result. Refused before the move, forced or not, as without the recorded shell. So is a rewind
+// whose undo of a recorded shell, through its folder, would write over a later hand edit another undo put back.
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -73,6 +74,37 @@ for (const force of [false, true])
     expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
       ["write", true],
       ["remove", true],
+      ["write", true],
+    ]);
+  });
+
+// The same with the recorded shell the older call: its undo, through its folder, would write what it found (a hand
+// edit made before it) over the later hand edit a tool call's undo put back; one of the two would be lost.
+for (const force of [false, true])
+  it(`a rewind undoing a recorded shell over a later hand edit put back under its folder: refused (force ${force})`, async () => {
+    const ws = tempDir("forkpoint-older-shell-over-put-back-");
+    const a = path.join(ws, "a.txt");
+    fs.writeFileSync(a, "a0");
+    const { fp } = dbs.open({ tools: [write, remove, shell] as never[] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    await s.append({ role: "user", content: "start" });
+    const c0 = await s.checkpoint({ name: "c0" });
+    fs.writeFileSync(a, "first by hand");
+    fs.writeFileSync(a, "shell"); // ran elsewhere, recorded
+    await s.recordToolCall({
+      tool: "shell",
+      args: { cwd: ws, writes: { "a.txt": "shell" } },
+      result: { before: { "a.txt": "first by hand" } },
+    });
+    fs.writeFileSync(a, "second by hand");
+    await s.invoke("write", { path: a, text: "w" }); // found the second hand edit
+
+    const refused = await rejectionOf(s.rollback(c0.id, { scope: "conversation", force }));
+    expect(refused).toMatchObject({ code: "WORKSPACE_DRIFT" });
+    expect(readOrNull(a)).toBe("w");
+    expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
+      ["shell", true],
       ["write", true],
     ]);
   });

@@ -193,9 +193,9 @@ export function* writtenPaths(
       // Its undo writes over what a later call's undo put back in a file its arguments name as such: just what it was
       // recorded over, its own write (a later call found it as drift), which its replay makes again; other content (a
       // deletion keeps none) was made after it was recorded, a save no checkpoint holds that its undo would lose.
-      for (const path of undo ? reach : []) {
-        const held = putBack.get(path);
-        if (held === undefined) continue;
+      // A file under a folder it names counts too (a shell's `cwd`): its undo may write there.
+      for (const [path, held] of undo ? [...putBack] : []) {
+        if (!reaches(reach, path)) continue;
         if (held.id !== files.get(path) && held.id !== null) addLost(lost, path, held.calls);
         putBack.delete(path);
       }
