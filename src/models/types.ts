@@ -151,6 +151,10 @@ export interface ToolInvocation {
   tool: string;
   args: JsonValue;
   status: ToolStatus;
+  /**
+   * What the call's run returned (its completion, written once). A replay's own result is not shown here, nor in a
+   * move's `replayed`: the journal keeps it, and the call's next undo receives it (the most recent application's).
+   */
   result: JsonValue | null;
   error: ToolErrorInfo | null;
   /** The framework's own id for the call, when recorded with one. */
