@@ -179,6 +179,18 @@ describe("workspace restore interrupted by a crash", () => {
     expect(await rejectionOf(again.rollback(b.id, { scope: "files" }))).toBeInstanceOf(ConflictError);
   });
 
+  it("recovery at open over a changed file tells the logger the directory is left partly restored", async () => {
+    const { s, a, pid } = await crashedHalfwayToA();
+    write("b.txt", "edited by hand");
+    await journalRestore(s.id, a, pid, null);
+    await fp.close();
+    const warned: string[] = [];
+    fp = openForkpoint({ path: dbFile, logger: { warn: (message: string) => void warned.push(message) } });
+    await fp.ready;
+    expect(warned).toEqual([expect.stringMatching(/interrupted a restore of .*\(b\.txt\).*partly restored/)]);
+    expect(tree()).toMatchObject({ "b.txt": "edited by hand" });
+  });
+
   it("a link or a folder in the way of a target path is drift: nothing is written through it or over it", async () => {
     const { s, a, pid } = await crashedHalfwayToA();
     fs.rmSync(path.join(ws, `sub/c.txt.forkpoint-${pid}.tmp`));

@@ -42,6 +42,13 @@ export function recoveryAtOpen(engine: EngineContext, store: Store, recover: boo
           `forkpoint: a crash (or a close) interrupted the undo or replay of ${call.tool} ${call.id}: whether it changed anything is unknown ` +
             "until resolveToolCall records it",
         );
+    // A restore left as it is over someone's change leaves the directory partly restored: no caller reads this report.
+    for (const w of report.workspaces.filter((w) => w.outcome === "drift"))
+      logger.warn(
+        `forkpoint: a crash interrupted a restore of ${w.dir} (session ${w.sessionId}), and files there changed since ` +
+          `(${w.detail ?? w.paths.slice(0, 10).join(", ")}): they are left as they are, the directory partly restored; ` +
+          "the next move with files refuses them (or, forced, saves them first)",
+      );
     // A move waiting for its live owner is no news; one waiting for tools this opener lacks waits until someone acts.
     for (const { moveId, reason } of report.waiting) {
       if (reason.includes("TOOL_NOT_REGISTERED")) logger.warn(`forkpoint: interrupted move ${moveId} left for later: ${reason}`);
