@@ -79,7 +79,8 @@ for (const force of [false, true])
   });
 
 // The same with the recorded shell the older call: its undo, through its folder, would write what it found (a hand
-// edit made before it) over the later hand edit a tool call's undo put back; one of the two would be lost.
+// edit made before it) over the later hand edit a tool call's undo put back; one of the two would be lost. A "both"
+// rewind is refused the same way (it would keep the later one and take back the shell's undo: the first one lost).
 for (const force of [false, true])
   it(`a rewind undoing a recorded shell over a later hand edit put back under its folder: refused (force ${force})`, async () => {
     const ws = tempDir("forkpoint-older-shell-over-put-back-");
@@ -100,11 +101,14 @@ for (const force of [false, true])
     fs.writeFileSync(a, "second by hand");
     await s.invoke("write", { path: a, text: "w" }); // found the second hand edit
 
-    const refused = await rejectionOf(s.rollback(c0.id, { scope: "conversation", force }));
-    expect(refused).toMatchObject({ code: "WORKSPACE_DRIFT" });
-    expect(readOrNull(a)).toBe("w");
-    expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
-      ["shell", true],
-      ["write", true],
-    ]);
+    for (const scope of ["conversation", "both"] as const) {
+      expect((await s.plan({ checkpointId: c0.id, scope })).blocked).toContain("force cannot save it first");
+      const refused = await rejectionOf(s.rollback(c0.id, { scope, force }));
+      expect(refused).toMatchObject({ code: "WORKSPACE_DRIFT" });
+      expect(readOrNull(a)).toBe("w");
+      expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
+        ["shell", true],
+        ["write", true],
+      ]);
+    }
   });

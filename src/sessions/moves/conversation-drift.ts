@@ -152,7 +152,8 @@ function* writesUnit(
  * writes over, its call having found something else there, with the calls whose undos put one back there (newest
  * first): the save is not on disk before the move, so no checkpoint can keep it first (see `refuseLostSaves`).
  * `olderOver`: those of them an older call's undo writes over (its run found another hand edit there, which it puts
- * back: the later one, saved after that call, would go), as a "both" move refuses them too.
+ * back: the later one, saved after that call, would go; or a recorded call's through a folder it names, recorded over
+ * other content), as a "both" move refuses them too (it would keep the later one and take that undo's write back).
  */
 export function* writtenPaths(
   tx: Tx,
@@ -196,7 +197,12 @@ export function* writtenPaths(
       // A file under a folder it names counts too (a shell's `cwd`): its undo may write there.
       for (const [path, held] of undo ? [...putBack] : []) {
         if (!reaches(reach, path)) continue;
-        if (held.id !== files.get(path) && held.id !== null) addLost(lost, path, held.calls);
+        if (held.id !== files.get(path) && held.id !== null) {
+          addLost(lost, path, held.calls);
+          // Reached through a named folder only, the file may have held a hand edit as the call ran, which its undo
+          // puts back: a "both" move would take that write back under the later one (a path named as such keeps it).
+          if (!reach.has(path)) addLost(olderOver, path, held.calls);
+        }
         putBack.delete(path);
       }
       // Its replay writes over a hand edit an undo of the move put back there, as another call's replay does.
