@@ -263,6 +263,22 @@ export function* writtenPaths(
         held.calls.push(call.id);
         held.id = known.found;
       }
+      // The undo of a replayed application puts back what the replay found: its first run's hand edit again, where a
+      // rewind had put that back (see run-steps.ts), held as a first run's is; over a later one put back, the same loss.
+      const again = undo && !first ? recorded.get(path) : undefined;
+      if (
+        again !== undefined &&
+        again.found !== null &&
+        held !== undefined &&
+        held.id !== null &&
+        held.id !== again.left &&
+        held.id !== again.found
+      ) {
+        addLost(lost, path, held.calls);
+        addLost(olderOver, path, held.calls);
+        held.calls.push(call.id);
+        held.id = again.found;
+      }
       if (!undo && held !== undefined && held.id !== known?.found) addLost(lost, path, held.calls);
       if (!undo) putBack.delete(path);
       if (writes.has(path) || keep.has(path) || expected.has(path) || recordedNamed.has(path)) continue;
