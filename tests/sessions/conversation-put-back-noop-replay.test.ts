@@ -4,31 +4,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { defineTool } from "../../src/index.js";
 import { readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { remove, write } from "../fixtures/put-back-tools.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
-
-const put = (p: string, text: string | null) => (text === null ? fs.rmSync(p, { force: true }) : fs.writeFileSync(p, text));
-const write = defineTool<{ path: string; text: string }, { previous: string | null }>({
-  name: "write",
-  run: ({ path: p, text }) => {
-    const previous = readOrNull(p);
-    fs.writeFileSync(p, text);
-    return { previous };
-  },
-  undo: ({ args, result }) => put(args.path, result.previous),
-});
-const remove = defineTool<{ path: string }, { previous: string | null }>({
-  name: "remove",
-  run: ({ path: p }) => {
-    const previous = readOrNull(p);
-    fs.rmSync(p, { force: true });
-    return { previous };
-  },
-  undo: ({ args, result }) => put(args.path, result.previous),
-});
 
 for (const force of [false, true])
   it(`undo() of a rewind replaying a delete that deleted nothing over a hand edit put back: refused (force ${force})`, async () => {

@@ -2,33 +2,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { defineTool, type SessionHandle } from "../../src/index.js";
+import type { SessionHandle } from "../../src/index.js";
 import { readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { put, remove, write } from "../fixtures/put-back-tools.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
-
-const put = (p: string, text: string | null) => (text === null ? fs.rmSync(p, { force: true }) : fs.writeFileSync(p, text));
-
-const remove = defineTool<{ path: string }, { previous: string | null }>({
-  name: "remove",
-  run: ({ path: p }) => {
-    const previous = readOrNull(p);
-    fs.rmSync(p, { force: true });
-    return { previous };
-  },
-  undo: ({ args, result }) => put(args.path, result.previous),
-});
-
-const write = defineTool<{ path: string; text: string }, { previous: string | null }>({
-  name: "write",
-  run: ({ path: p, text }) => {
-    const previous = readOrNull(p);
-    fs.writeFileSync(p, text);
-    return { previous };
-  },
-  undo: ({ args, result }) => put(args.path, result.previous),
-});
 
 /** Checkpoint `start` (holding `d` as `saved`, or no `d`), then `d` written by hand, then `calls` run on it. */
 async function handEditThen(saved: string | null, calls: (s: SessionHandle, d: string) => Promise<unknown>) {
