@@ -9,7 +9,9 @@ import { defineConfig } from "vitest/config";
 // Not isolated: a worker process loads src/ and the fixtures once and runs file after file on them (~0.7 s of module
 // loading saved per file). Setup files still run before each file; the one shared module with per-file state, the
 // Postgres fixture (tests/fixtures/backend.ts), is released after each file by tests/setup/store.ts.
-const shared = { testTimeout: 60_000, hookTimeout: 60_000, pool: "forks", isolate: false } as const;
+// A poll waits up to 15 s (vitest's default is 1 s): a page or a child process on two busy cores can take longer to
+// show what it will show, and a poll that never succeeds still fails.
+const shared = { testTimeout: 60_000, hookTimeout: 60_000, pool: "forks", isolate: false, expect: { poll: { timeout: 15_000 } } } as const;
 
 /** The suites that go through the public API and so run on each store (issue 18: stores are equal citizens). */
 const PUBLIC_API = [
