@@ -69,7 +69,8 @@ export const listCheckpointsInput = z.strictObject({
    * Equality on top-level metadata keys (all must hold), each value a string, number, boolean or null. zod passes an
    * own `__proto__` key by (neither checked nor kept): `listCheckpoints` checks and keeps it with `metadataFilterValue`.
    */
-  metadata: z.record(name().max(256, "must be at most 256 characters"), metadataFilterValue).optional(),
+  // Keys match exactly as stored: not trimmed (" k" and "k" are two keys); one holding a NUL is refused (not indexed).
+  metadata: z.record(text().max(256, "must be at most 256 characters"), metadataFilterValue).optional(),
   limit: z.number().int().min(1).max(1000).optional(),
   cursor: cursor.nullable().optional(),
 });
