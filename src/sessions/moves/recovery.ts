@@ -1,5 +1,5 @@
 // After a crash mid-move: finish journaled moves exactly once. A step that was running is reported unknown, never
-// re-run (unless this handle ran it to the end and only its record was lost with the connection).
+// re-run (unless this process ran it to the end and only its record was lost with the connection).
 import type { MoveSpec } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
@@ -39,8 +39,8 @@ export interface RecoveryReport {
 /**
  * Takes the interrupted move over from its dead owner, in one transaction: its steps left running are marked unknown
  * (their calls added to `marked`) and this thread owns it. False when another recoverer (another process, or another
- * handle of this one) took it first: only one finishes it, and no step is run twice. A step this handle ran to the end,
- * whose record its lost connection kept from being written, is recorded as it ended instead (only this handle knows it).
+ * handle of this one) took it first: only one finishes it, and no step is run twice. A step this process ran to the end,
+ * whose record its lost connection kept from being written, is recorded as it ended instead (only this process knows it).
  */
 async function claim(ctx: EngineContext, move: MoveRow, marked: ToolInvocation[]): Promise<boolean> {
   let claimed: { landed: ToolInvocation[]; unknown: ToolInvocation[] } | null;
@@ -52,7 +52,7 @@ async function claim(ctx: EngineContext, move: MoveRow, marked: ToolInvocation[]
   }
   if (claimed === null) return false;
   marked.push(...claimed.unknown);
-  forgetUnrecorded(ctx, move.id);
+  forgetUnrecorded(move.id);
   for (const t of claimed.landed) ctx.events.emit(t.applied ? "replay" : "undo", t);
   return true;
 }
@@ -72,7 +72,7 @@ function* claimUnit(tx: Tx, ctx: EngineContext, move: MoveRow): Step<{ landed: T
   const unknown: ToolInvocation[] = [];
   for (const s of yield* tx.moveSteps(move.id)) {
     if (s.status !== "running") continue;
-    const kept = own ? unrecordedOutcome(ctx, move.id, s.idx) : undefined;
+    const kept = own ? unrecordedOutcome(move.id, s.idx) : undefined;
     if (kept?.status === "done") {
       yield* completeStepUnit(tx, ctx, s, kept.result, JSON.parse(move.spec) as MoveSpec);
       landed.push(toToolInvocation((yield* tx.getTool(s.entryId))!));

@@ -323,8 +323,8 @@ export async function runStep(
 
 /**
  * Writes a finished step's record. When the write fails (a lost connection, say: it may have landed or not), this
- * handle keeps the outcome and writes it as it resumes its own move (see `claimUnit` in recovery.ts), instead of
- * reporting the step unknown.
+ * process keeps the outcome and writes it as one of its handles resumes the move (see `claimUnit` in recovery.ts),
+ * instead of reporting the step unknown.
  */
 async function recording(
   ctx: EngineContext,
@@ -336,7 +336,7 @@ async function recording(
   try {
     await ctx.store.write({ sessionId }, unit);
   } catch (error) {
-    keepUnrecorded(ctx, step, outcome);
+    keepUnrecorded(step, outcome);
     throw error;
   }
 }
