@@ -212,6 +212,8 @@ export function planLines(out: Output, plan: MovePlan, current?: string, leaveUn
     // What the move refuses: drift unless --force (which saves it first), a blocked path whatever --force says.
     ...(plan.drift?.length ? [out.c.yellow(`drift         ${plan.drift.length}: ${shownKept(plan.drift)} (refused without --force)`)] : []),
     ...(plan.blocked ? [out.c.red(`blocked       ${escapeText(plan.blocked)}`)] : []),
+    // Where it may stop partway, forced or not: what a recorded call's undo puts back is told only as it runs.
+    ...(plan.mayStop ? [out.c.yellow(`may stop      ${escapeText(plan.mayStop)}`)] : []),
   ];
 }
 

@@ -341,6 +341,14 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * `"files"` or `"both"`), or a hand edit one of its undos puts back that one of its replays writes over (any scope).
    */
   blocked?: string;
+  /**
+   * Why the move may stop partway, forced or not (`WORKSPACE_DRIFT`, with what it found on disk), which no one can tell
+   * before it runs: the undo of a call recorded with `recordToolCall` writes a file that a later step of the move (an
+   * older call's undo, or a replay) writes next. What that undo puts back is its tool's own, not recorded by forkpoint:
+   * other than what the later step's call left there and kept in no checkpoint (a change made by hand before the
+   * recorded call), the move stops before that step; a checkpoint taken then keeps it, and the move called again goes on.
+   */
+  mayStop?: string;
 }
 
 /** The target of a planned move. */

@@ -18,6 +18,8 @@ import { plannedRestore, type RestoreTarget } from "./moves/planned-restore.js";
 import { conversationWrites, plannedPutBacks } from "./moves/planned-drift.js";
 import { stoppedPutBacks } from "./moves/own-changes.js";
 import { targetFiles, workspaceOf } from "./workspace/snapshots.js";
+import { recordedOverPlanned, recordedOverText } from "./moves/recorded-over.js";
+import type { ToolInvocation } from "../models/types.js";
 
 type Target = ReturnType<typeof parsePlanTarget>["target"];
 type Scope = ReturnType<typeof parsePlanTarget>["scope"];
@@ -77,7 +79,7 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
     // Its undos and replays write the workspace's files: the move refuses drift there (see conversation-drift.ts).
     const move = { kind: kindOf(t), target };
     const writes = yield* conversationWrites(tx, session, move, planned.undone, planned.replayed);
-    return { planned, restore: writes && { conversation: writes } };
+    return { planned: { ...planned, ...(yield* mayStopOf(tx, session, planned, false)) }, restore: writes && { conversation: writes } };
   }
   // As the move checks them: the session's workspace, on this host; an edit adds a message, so its files move with it.
   const ws = yield* workspaceOf(tx, session.id, "scope");
@@ -95,7 +97,8 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
   }
   if (self) {
     // With "both", the calls a files-only restore set aside stay out, as in any "both" move.
-    const planned = yield* conversationPlan(tx, ctx, session, t, branch, target, undefined, true);
+    const planned = { ...(yield* conversationPlan(tx, ctx, session, t, branch, target, undefined, true)) };
+    Object.assign(planned, yield* mayStopOf(tx, session, planned, false));
     const calls = [...planned.undone, ...planned.replayed];
     if (calls.length === 0) return { planned, restore: { self: true } as const };
     const reach = yield* reachOf(ctx, tx, calls);
@@ -105,7 +108,8 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
   }
   // Calls its snapshot holds come back with its files (applied again, not run): neither undone nor replayed.
   const snapshotAt = yield* snapshotPosition(tx, session.id, target, checkpointId);
-  const planned = yield* conversationPlan(tx, ctx, session, t, branch, target, snapshotAt);
+  const planned = { ...(yield* conversationPlan(tx, ctx, session, t, branch, target, snapshotAt)) };
+  Object.assign(planned, yield* mayStopOf(tx, session, planned, true));
   const files = yield* restoreOf(tx, ws, target, checkpointId);
   const restore = {
     ...files,
@@ -133,6 +137,25 @@ function* irreversiblePaths(
   for (const id of yield* irreversibleOutside(tx, (tool) => ctx.tools.isReversible(tool), sessionId, target, at))
     for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
   return [...kept];
+}
+
+/**
+ * Where the move may stop partway over what a recorded call's undo puts back, as its steps check it (see
+ * `recordedOverPlanned`); `filesStep`: a "both" move that restores files between its undos and its replays.
+ */
+function* mayStopOf(
+  tx: Tx,
+  session: SessionRow,
+  planned: { undone: readonly ToolInvocation[]; replayed: readonly ToolInvocation[] },
+  filesStep: boolean,
+) {
+  if (!session.hasWorkspace) return {};
+  const steps = [
+    ...planned.undone.map((t) => ({ op: "undo" as const, entryId: t.id })),
+    ...planned.replayed.map((t) => ({ op: "replay" as const, entryId: t.id })),
+  ];
+  const over = yield* recordedOverPlanned(tx, session.id, steps, filesStep);
+  return over ? { mayStop: recordedOverText(over) } : {};
 }
 
 /** The move a plan's target makes. */

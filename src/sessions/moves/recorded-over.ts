@@ -30,12 +30,7 @@ export class RecordedUndos {
    * again: what it writes is that call's effect).
    */
   async ran(ctx: EngineContext, sessionId: string, step: MoveStepRow): Promise<void> {
-    const { written, named } = await ctx.store.read((tx) => undoReach(tx, sessionId, step));
-    for (const path of written) this.#by.delete(path);
-    for (const path of named) {
-      if (step.op === "undo") this.#by.set(path, step.entryId);
-      else this.#by.delete(path);
-    }
+    afterStep(this.#by, step, await ctx.store.read((tx) => undoReach(tx, sessionId, step)));
   }
 
   /** After the move's files step: the files are as it restored or kept them, its own doing or drift it checked. */
@@ -61,8 +56,7 @@ export class RecordedUndos {
     for (const [path, left] of reach.left) {
       if (!this.#by.has(path)) continue;
       const now = fileId(reach.dir, path);
-      // A named folder (a shell's cwd), recorded as no file, and a folder still: its files are weighed each on its own.
-      if (now === undefined && (left === null || left === DRIFTED_ONLY) && isFolder(reach.dir, path)) continue;
+      if (namedFolder(reach.dir, path, left, now)) continue;
       // Not a file (a folder, a link, unreadable): no checkpoint holds it as such ("" is no file id).
       if (now !== left && now !== null) changed.set(path, now ?? "");
     }
@@ -70,6 +64,63 @@ export class RecordedUndos {
     if (paths.length === 0) return null;
     return { dir: reach.dir, paths, calls: [...new Set(paths.map((path) => this.#by.get(path)!))] };
   }
+}
+
+/**
+ * `RecordedUndos.ran`'s bookkeeping after `step` ran (`reach`: its `undoReach`): the files a recorded call's undo wrote
+ * last, each with that call, in `by`.
+ */
+function afterStep(by: Map<string, string>, step: Pick<MoveStepRow, "op" | "entryId">, reach: { written: string[]; named: string[] }) {
+  for (const path of reach.written) by.delete(path);
+  for (const path of reach.named) {
+    if (step.op === "undo") by.set(path, step.entryId);
+    else by.delete(path);
+  }
+}
+
+/** A named folder (a shell's cwd), recorded as no file, and a folder still: its files are weighed each on its own. */
+const namedFolder = (dir: string, path: string, left: string | null, now: string | null | undefined): boolean =>
+  now === undefined && (left === null || left === DRIFTED_ONLY) && isFolder(dir, path);
+
+/** Where a planned move may stop at `RecordedUndos.savesUnder`: the step, the paths, and the recorded calls before it. */
+export interface RecordedOver {
+  dir: string;
+  step: string;
+  paths: string[];
+  calls: string[];
+}
+
+/**
+ * Where a move whose steps are `steps` (in the order it runs them; `filesStep`: a files step runs before the first
+ * replay) may stop at `RecordedUndos.savesUnder`, read from the records the move reads, before it runs (see `plan`):
+ * the first step whose call left a file that a recorded call's undo before it writes. What that undo puts back is its
+ * tool's own (its result, no record of forkpoint's): the move stops there only if that is other than what the step's
+ * call left there and in no checkpoint (a hand edit made before the recorded call, say), which no one can tell before
+ * the undo ran. Null: no step of it can stop there.
+ */
+export function* recordedOverPlanned(
+  tx: Tx,
+  sessionId: string,
+  steps: readonly Pick<MoveStepRow, "op" | "entryId">[],
+  filesStep: boolean,
+): Step<RecordedOver | null> {
+  const by = new Map<string, string>();
+  let filesDue = filesStep;
+  for (const step of steps) {
+    if (filesDue && step.op === "replay") {
+      by.clear();
+      filesDue = false;
+    }
+    if (by.size > 0) {
+      const reach = yield* leftBy(tx, sessionId, step);
+      const paths = [...(reach?.left ?? [])].flatMap(([path, left]) =>
+        by.has(path) && !namedFolder(reach!.dir, path, left, fileId(reach!.dir, path)) ? [path] : [],
+      );
+      if (paths.length > 0) return { dir: reach!.dir, step: step.entryId, paths, calls: [...new Set(paths.map((path) => by.get(path)!))] };
+    }
+    afterStep(by, step, yield* undoReach(tx, sessionId, step));
+  }
+  return null;
 }
 
 /**
@@ -110,7 +161,7 @@ async function keptInNone(
  * What `step` wrote: its call's recorded paths, or (a recorded call's) the files its arguments name as recorded, with
  * what each held as it was recorded (`left`: a file id, null no file).
  */
-export function* undoReach(tx: Tx, sessionId: string, step: MoveStepRow) {
+export function* undoReach(tx: Tx, sessionId: string, step: Pick<MoveStepRow, "entryId">) {
   const none = { written: [] as string[], named: [] as string[], left: new Map<string, string | null>() };
   const written = yield* tx.callPaths(step.entryId);
   if (written !== undefined) return { ...none, written };
@@ -128,7 +179,7 @@ export function* undoReach(tx: Tx, sessionId: string, step: MoveStepRow) {
  * What `step`'s call's run left in the paths it changed (a recorded call's: what the files its arguments name held as it
  * was recorded), and the workspace's folder; null: no record of them.
  */
-function* leftBy(tx: Tx, sessionId: string, step: MoveStepRow) {
+function* leftBy(tx: Tx, sessionId: string, step: Pick<MoveStepRow, "entryId">) {
   const outputs = (yield* tx.callOutputs(step.entryId)) ?? (yield* tx.recordedFiles(step.entryId));
   // Where its run found a hand edit, what it left there is kept apart from its outputs (see `callHandEditIds`).
   const found = yield* tx.callHandEditIds(step.entryId);
@@ -149,6 +200,19 @@ export function undoOverError(step: MoveStepRow, saves: { dir: string; paths: st
       `${one ? "the change" : "the changes"} on disk: take a checkpoint to keep ${one ? "it" : "them"} (or move with ` +
       "force: true), then move again",
     "WORKSPACE_DRIFT",
+  );
+}
+
+/** Why a planned move may stop partway (see `recordedOverPlanned`), as `plan` says it: what `undoOverError` then says. */
+export function recordedOverText(over: RecordedOver): string {
+  const { dir, step, paths, calls } = over;
+  const one = paths.length === 1;
+  return (
+    `this move's undo of recorded ${calls.length === 1 ? "call" : "calls"} ${calls.join(", ")} writes ${paths.join(", ")} ` +
+    `in the workspace ${dir}, and a later step of it (call ${step}'s) writes ${one ? "it" : "them"} next; what that undo ` +
+    "puts back is its tool's own, which forkpoint cannot tell before it runs: other than what call " +
+    `${step} left there and kept in no checkpoint (a change made by hand before the recorded call, say), the move stops ` +
+    `there (WORKSPACE_DRIFT), forced or not, with it on disk: take a checkpoint to keep it, then move again`
   );
 }
 
