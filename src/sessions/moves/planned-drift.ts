@@ -15,6 +15,8 @@ import type { MoveSpec } from "./move-spec.js";
 import { stoppedPutBacks } from "./own-changes.js";
 import type { PutBacks } from "./put-back.js";
 import { replayedApplication } from "./run-steps.js";
+import { undoReach } from "./recorded-over.js";
+import { contentOf } from "../workspace/file-id.js";
 
 /**
  * A hand edit a "both" move's undo puts back (its call's first run found it there), as its files step finds it: `found`,
@@ -27,6 +29,12 @@ export interface PutBackFile {
   same: boolean;
   known: boolean;
   inTarget: boolean;
+  /**
+   * An undo of a call recorded with `recordToolCall` writes the file before the undo that puts the hand edit back: what
+   * it puts back is its tool's own (see `recordedOverPlanned`), maybe just that hand edit, and the put-back then
+   * changes nothing (the move holds none: see `PutBack.hold`). Whether a replay writes over it no one can tell before.
+   */
+  uncertain?: boolean;
 }
 
 /** The hand edits a "both" move's undos put back, by path, and the paths its replays write ("all": one has no record). */
@@ -48,12 +56,29 @@ export function* plannedPutBacks(
   // What each path holds once the undos ran: an older call's undo puts back the hand edit its own run found, and that
   // one stays (see `PutBack.hold`).
   const found = new Map<string, string | null | undefined>();
+  // The files a recorded call's undo writes before (see `PutBackFile.uncertain`).
+  const recorded = new Set<string>();
+  const uncertain = new Set<string>();
   for (const call of undone) {
     const row = yield* tx.getTool(call.id);
     // A call applied by a replay: its undo puts back what the files held then, forkpoint's own (see run-steps.ts).
-    if (!row || (yield* replayedApplication(tx, row))) continue;
-    const ids = yield* tx.callHandEditIds(call.id);
-    for (const path of yield* tx.callHandEdited(call.id)) found.set(path, ids.get(path)?.found);
+    if (row && !(yield* replayedApplication(tx, row))) {
+      const ids = yield* tx.callHandEditIds(call.id);
+      for (const path of yield* tx.callHandEdited(call.id)) {
+        found.set(path, ids.get(path)?.found);
+        if (reaches(recorded, path)) uncertain.add(path);
+      }
+    }
+    const reach = yield* undoReach(tx, sessionId, { entryId: call.id });
+    for (const path of reach.named) {
+      recorded.add(path);
+      // A recorded call's undo writing over a hand edit put back before it: its own write, no longer held, unless that
+      // hand edit was made after it was recorded (see `PutBack.keepSaved`).
+      if (found.has(path) && !madeAfterRecorded(found.get(path), reach.left.get(path))) {
+        found.delete(path);
+        uncertain.delete(path);
+      }
+    }
   }
   const paths = new Map<string, PutBackFile>();
   if (found.size > 0) {
@@ -64,7 +89,8 @@ export function* plannedPutBacks(
     const captured = yield* capturedPaths(tx, sessionId, files);
     for (const [path, id] of found) {
       const inTarget = target.has(path);
-      paths.set(path, { found: id, same: id !== undefined && id === (target.get(path) ?? null), known: captured.has(path), inTarget });
+      const same = id !== undefined && id === (target.get(path) ?? null);
+      paths.set(path, { found: id, same, known: captured.has(path), inTarget, ...(uncertain.has(path) ? { uncertain: true } : {}) });
     }
   }
   const lost = yield* lostOver(tx, sessionId, undone);
@@ -79,6 +105,10 @@ export function* plannedPutBacks(
   }
   return { paths, replays, ...lost };
 }
+
+/** `PutBack.keepSaved`'s `madeAfter`, on a hand edit's file id (`found`; null: a deletion; undefined: not recorded). */
+const madeAfterRecorded = (found: string | null | undefined, left: string | null | undefined): boolean =>
+  found === undefined || (left !== undefined && found !== null && (left === null || contentOf(found) !== contentOf(left)));
 
 /** The refusal of a move whose undos (`undone`, as it runs them) lose a save put back (see `writtenPaths`'s `olderOver`). */
 function* lostOver(tx: Tx, sessionId: string, undone: readonly ToolInvocation[]): Step<{ lost?: string }> {

@@ -45,9 +45,10 @@ export async function plannedRestore(
     // No files step: a hand edit an undo puts back stays as it is (kept) unless forkpoint knows that content; a replay
     // that writes over one stops the switch before it, forced or not (see `refuseDriftBeforeReplays`).
     const kept = [...(putBacks?.paths ?? [])].flatMap(([p, f]) => (f.known || f.same ? [] : [p])).sort();
-    const blocked = putBacks?.lost ?? (ws && putBacks ? replayOver(ws.dir, kept, putBacks.replays) : undefined);
+    const over = ws && putBacks ? replayOverSure(ws.dir, kept, putBacks) : {};
+    const blocked = putBacks?.lost ?? over.blocked;
     const files = { written: [], deleted: [], ...(kept.length > 0 ? { kept } : {}) };
-    return { ...planned, files, drift, ...(blocked ? { blocked } : {}) };
+    return { ...planned, files, drift, ...(blocked ? { blocked } : {}), ...mayStop(planned, over.mayStop) };
   }
   const check = await restoreCheck(ctx, restore.ws, restore.manifestId);
   // The paths the move keeps as they are (an irreversible call's effect, see `irreversibleOutside`) do not move.
@@ -72,10 +73,35 @@ export async function plannedRestore(
   const deleted = [...check.deleted.filter(moves), ...back.deleted.filter((p) => !keep.has(p))].sort();
   const files = { written, deleted, ...(kept.length > 0 ? { kept } : {}) };
   // A replay that writes over a hand edit put back stops the move there, forced or not (see `refuseReplayOver`).
-  const blocked =
-    check.blocked ??
-    restore.putBacks?.lost ??
-    (restore.putBacks && replayOver(restore.ws.dir, [...handEdits, ...held], restore.putBacks.replays));
+  const over = restore.putBacks ? replayOverSure(restore.ws.dir, [...handEdits, ...held], restore.putBacks, held) : {};
+  const blocked = check.blocked ?? restore.putBacks?.lost ?? over.blocked;
   const drift = check.drifted.filter((p) => !held.has(p));
-  return { ...planned, files, drift, ...(blocked ? { blocked } : {}) };
+  return { ...planned, files, drift, ...(blocked ? { blocked } : {}), ...mayStop(planned, over.mayStop) };
 }
+
+/**
+ * What a replay over the hand edits `kept` put back does (see `replayOver`): refuses the move (`blocked`), or may stop
+ * it (`mayStop`) where a recorded call's undo writes the file first, maybe with just that hand edit (see
+ * `PutBackFile.uncertain`). `held`: a stopped move's put-backs, on disk already.
+ */
+function replayOverSure(
+  dir: string,
+  kept: readonly string[],
+  putBacks: PlannedPutBacks,
+  held: ReadonlySet<string> = new Set(),
+): { blocked?: string; mayStop?: string } {
+  const unsure = (p: string) => !held.has(p) && !!putBacks.paths.get(p)?.uncertain;
+  const blocked = replayOver(
+    dir,
+    kept.filter((p) => !unsure(p)),
+    putBacks.replays,
+  );
+  if (blocked) return { blocked };
+  const mayStop = replayOver(dir, kept.filter(unsure), putBacks.replays);
+  const unless = " (unless the undo of a call recorded with recordToolCall, which writes there first, puts back just that hand edit)";
+  return mayStop ? { mayStop: mayStop + unless } : {};
+}
+
+/** `mayStop` as the plan says it: the first reason found (see `recordedOverPlanned`), else `reason`. */
+const mayStop = (planned: MovePlan, reason: string | undefined): { mayStop?: string } =>
+  planned.mayStop ? {} : reason ? { mayStop: reason } : {};
