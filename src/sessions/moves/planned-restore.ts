@@ -69,8 +69,10 @@ export async function plannedRestore(
       ...handEdits,
     ]),
   ].sort();
-  const written = [...check.written.filter(moves), ...back.written.filter((p) => !keep.has(p))].sort();
-  const deleted = [...check.deleted.filter(moves), ...back.deleted.filter((p) => !keep.has(p))].sort();
+  // One already as the target has it once put back still changes, when it differs from the target now: by that undo.
+  const same = (p: string) => back.same.includes(p) && !keep.has(p);
+  const written = [...check.written.filter((p) => moves(p) || same(p)), ...back.written.filter((p) => !keep.has(p))].sort();
+  const deleted = [...check.deleted.filter((p) => moves(p) || same(p)), ...back.deleted.filter((p) => !keep.has(p))].sort();
   const files = { written, deleted, ...(kept.length > 0 ? { kept } : {}) };
   // A replay that writes over a hand edit put back stops the move there, forced or not (see `refuseReplayOver`).
   const over = restore.putBacks ? replayOverSure(restore.ws.dir, [...handEdits, ...held], restore.putBacks, held) : {};
