@@ -347,6 +347,8 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * older call's undo, or a replay) writes next. What that undo puts back is its tool's own, not recorded by forkpoint:
    * other than what the later step's call left there and kept in no checkpoint (a change made by hand before the
    * recorded call), the move stops before that step; a checkpoint taken then keeps it, and the move called again goes on.
+   * Or, with `"both"`: a hand edit an undo puts back that a replay writes over, where such a recorded call's undo wrote
+   * that file first (it may have put back just that hand edit: then nothing is put back, and the move goes on).
    */
   mayStop?: string;
 }
