@@ -323,7 +323,8 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
   /**
    * With `scope: "files"` or `"both"`: the workspace files that differ from the move's target now, which the move gives
    * the target's content (`written`) or removes (`deleted`), by its restore or, with `"both"`, by the undos it runs
-   * first (so its result may list fewer: those its undos already set right); `kept` (present when any): those it leaves
+   * first (so its result may list fewer: those its undos already set right; what the calls in `replayed` then write on
+   * top is theirs, not listed); `kept` (present when any): those it leaves
    * as they are, the effect of an applied irreversible call its target's files do not hold, or a hand edit one of its
    * undos puts back (its call's run found it there).
    */
