@@ -4,7 +4,7 @@ import type { EngineContext } from "../core/context.js";
 import type { TrackPlan } from "../workspace/track-plan.js";
 import type { MoveTarget } from "./move-plan.js";
 import { snapshotPosition } from "./move-files.js";
-import { fileCalls } from "../workspace/call-reach.js";
+import { fileCalls, outsideCalls } from "../workspace/call-reach.js";
 import { markedInOrder, snapshotHolds } from "../workspace/unapplied.js";
 
 /**
@@ -28,7 +28,8 @@ export function* filesTrackPlan(
   const at = yield* snapshotPosition(tx, session.id, target, checkpointId);
   if (!at) return undefined;
   const segments = yield* tx.lineage(target.branchId, at.position);
-  const applied = new Set((yield* tx.appliedCalls(session.id)).map((c) => c.id));
+  const appliedRows = yield* tx.appliedCalls(session.id);
+  const applied = new Set(appliedRows.map((c) => c.id));
   const replayed = new Map((yield* tx.replayedApplications(session.id)).map((r) => [r.entryId, r.appliedSeq]));
   // Where each call sits says whether the snapshot holds it; only those that change are read (a session's calls can be
   // many, their results large). A call applied by another application than the one the snapshot holds is marked again.
@@ -51,9 +52,15 @@ export function* filesTrackPlan(
   }
   if (mark.length + unmark.length === 0) return undefined;
   // Marked as they were applied when the snapshot was taken, as a move marks the calls its snapshot holds, with the
-  // held calls that stay applied but were applied after one of them there: undo then takes them back last first.
+  // held calls that stay applied but were applied after one of them there: undo then takes them back last first. A
+  // call without recorded paths (`recordToolCall`'s) the snapshot holds stays applied and is among them too, as in a
+  // move's restore (see `inHeldOrder`): left before a call marked again, a later undo would take that call back first,
+  // its undo running over what the recorded call wrote after it.
   const marking = new Set(mark);
-  const staying = candidates.filter(
+  const outside = yield* outsideCalls(tx, session.id, ctx.tools);
+  const unrecorded = appliedRows.filter((c) => !held.has(c.id) && !outside.has(c.id) && snapshotHolds(segments, at, c));
+  for (const c of unrecorded) held.add(c.id);
+  const staying = [...candidates, ...unrecorded].filter(
     (c) =>
       !marking.has(c.id) && held.has(c.id) && applied.has(c.id) && !unmark.includes(c.id) && !uncertain.has(c.id) && !imported.has(c.id),
   );
