@@ -139,6 +139,21 @@ export class OwnChanges {
   }
 
   /**
+   * The step that just ran, a recorded call's undo: the hand edits put back earlier (or saves made during the move) it
+   * wrote over that `step` writes back, taking its write there back (see `PutBack.writtenBack`).
+   */
+  overPutBack(): Map<string, string | null> {
+    const ran = this.#step;
+    if (!ran || ran.kind !== "pathless" || !this.#putBack) return new Map();
+    return this.#putBack.heldIds(this.#putBack.writtenBack(ran.left));
+  }
+
+  /** What the step that just ran wrote in `paths` stays: the hand edits put back there are no longer held. */
+  keepWritten(paths: readonly string[]): void {
+    this.#putBack?.drop(paths);
+  }
+
+  /**
    * The step that just ran (a recorded call's undo) wrote `named`: what it left in `unsaved` stays drift (see
    * `#leftDrift`), the rest is its own doing (over what an earlier one left as drift, too).
    */

@@ -163,6 +163,40 @@ export class PutBack {
   }
 
   /**
+   * While an undo of a call without recorded paths ran (before `keepSaved`): the held paths it wrote that `keepSaved`
+   * writes back, taking its write there back (what it put back may be a hand edit made before its call, see
+   * recorded-over.ts).
+   */
+  writtenBack(left: ReadonlyMap<string, string | null> = new Map()): string[] {
+    const out: string[] = [];
+    for (const [path, held] of this.#held) {
+      const now = this.#readOne(path);
+      if (!this.#changedInWindow(path, now) || same(held, now)) continue;
+      if (this.#saved.has(path) || madeAfter(held, left.get(path))) out.push(path);
+    }
+    return out;
+  }
+
+  /** The file ids of what `paths` (held) hold as held (null: a deletion); paths not held are left out. */
+  heldIds(paths: Iterable<string>): Map<string, string | null> {
+    const out = new Map<string, string | null>();
+    for (const path of paths) {
+      const held = this.#held.get(path);
+      if (held !== undefined) out.set(path, held === null ? null : idOf(held));
+    }
+    return out;
+  }
+
+  /** No longer holds `paths`: what a step wrote there stays (see `OwnChanges.keepWritten`). */
+  drop(paths: Iterable<string>): void {
+    for (const path of paths) {
+      this.#held.delete(path);
+      this.#saved.delete(path);
+      this.#outside.delete(path);
+    }
+  }
+
+  /**
    * After an undo of a call with recorded paths: the hand edits put back that changed while it ran are written back,
    * wherever it wrote (beyond its call's recorded paths too); but those in `own`, where it puts back an older hand edit its
    * call's run found (see `hold`), unless the user saved there since: a save made during the move is newer than any

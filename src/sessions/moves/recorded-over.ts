@@ -147,7 +147,7 @@ export async function unsavedIn(
 }
 
 /** The paths of `files` (path → the file id it holds) whose content no checkpoint of the session keeps. */
-async function keptInNone(
+export async function keptInNone(
   ctx: EngineContext,
   spec: Pick<MoveSpec, "userId" | "sessionId">,
   files: ReadonlyMap<string, string>,

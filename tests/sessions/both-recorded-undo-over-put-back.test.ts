@@ -1,0 +1,43 @@
+// A forced "both" rewind whose recorded call's undo puts back unsaved content over a later hand edit put back: no edit is lost.
+import fs from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { remove, write } from "../fixtures/put-back-tools.js";
+import { tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+// A hand edit, a recorded write over it, a later hand edit and a tool call over that one. The rewind's undo of the tool
+// call puts the later edit back; the recorded call's undo then puts the first one back over it, which the move took back
+// (the later edit kept, listed in files.kept): the first edit, in no checkpoint, was lost. That undo fails now, the
+// later edit on disk and the recorded call applied; once a checkpoint keeps the later edit, the rewind keeps the first.
+it("a recorded call's undo over a later hand edit put back: refused until a checkpoint keeps one", async () => {
+  const ws = tempDir("forkpoint-both-recorded-over-");
+  fs.writeFileSync(path.join(ws, "a.txt"), "a");
+  const b = path.join(ws, "b.txt");
+  const { fp } = dbs.open({ tools: [write, remove] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "start" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  fs.writeFileSync(b, "first by hand");
+  fs.writeFileSync(b, "recorded");
+  await s.recordToolCall({ tool: "write", args: { path: b, text: "recorded" }, result: { previous: "first by hand" } });
+  await s.checkpoint({ name: "c1" });
+  fs.writeFileSync(b, "second by hand");
+  await s.invoke("write", { path: b, text: "w" });
+
+  const refused = await s.rollback(c0.id, { scope: "both", force: true }).catch((e: unknown) => e);
+  expect(refused).toMatchObject({ code: "UNDO_FAILED" });
+  expect(readOrNull(b)).toBe("second by hand");
+  expect((await s.toolTrack()).map((t) => [t.tool, t.applied])).toEqual([
+    ["write", true],
+    ["write", false],
+  ]);
+
+  await s.checkpoint({ name: "keeps the second" });
+  const back = await s.rollback(c0.id, { scope: "both", force: true });
+  expect(back.files?.kept).toEqual(["b.txt"]);
+  expect(readOrNull(b)).toBe("first by hand");
+});
