@@ -5,6 +5,7 @@ import { basename, resolve } from "node:path";
 import type { Forkpoint, JsonValue, SessionHandle } from "../index.js";
 import { sessionEngine } from "../sessions/session-handle.js";
 import { withStartLock } from "./start-lock.js";
+import { canonicalExclude } from "../sessions/workspace/exclude-list.js";
 
 /** The session metadata key holding the real path of the directory an MCP session's workspace is. */
 export const WORKSPACE_KEY = "mcpWorkspace";
@@ -56,7 +57,9 @@ export function realDirectory(dir: string): string {
   return real;
 }
 
-const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+/** Whether two exclude lists are the same rules (order and repeats aside, as attachWorkspace compares them). */
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  JSON.stringify(canonicalExclude(a)) === JSON.stringify(canonicalExclude(b));
 
 const stringList = (value: JsonValue | undefined): string[] | null =>
   Array.isArray(value) && value.every((v) => typeof v === "string") ? (value as string[]) : null;

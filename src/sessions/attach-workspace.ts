@@ -10,6 +10,7 @@ import { ownedSession } from "./core/owned.js";
 import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "./workspace/capture.js";
 import { assertNoRestorePending } from "./workspace/restore-guards.js";
 import { resumingOwnRestore } from "./workspace/resume-own.js";
+import { canonicalExclude } from "./workspace/exclude-list.js";
 import { realDir, sameFilesConfig, type FilesConfig } from "./workspace/snapshots.js";
 
 export async function attachWorkspace(
@@ -22,7 +23,9 @@ export async function attachWorkspace(
   const o = parseOptions(attachWorkspaceInput, options, "options");
   const dir = realDir(given);
   if (!dir) throw new ValidationError("dir", `${resolve(given)} is not a directory`);
-  const config = { sessionId: ref.id, dir, exclude: JSON.stringify(o.exclude ?? []), gitignore: o.gitignore ?? true };
+  // Stored canonical: the same rules listed otherwise are the same configuration (rows of earlier versions compare so too).
+  const exclude = JSON.stringify(canonicalExclude(o.exclude ?? []));
+  const config = { sessionId: ref.id, dir, exclude, gitignore: o.gitignore ?? true };
   const pending = await resumingOwnRestore(ctx, ref.id, async () => {
     const ws = await ctx.store.read((tx) => pendingRestoreUnit(tx, ref));
     if (ws) assertNoRestorePending(ws);

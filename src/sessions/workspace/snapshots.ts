@@ -8,13 +8,14 @@ import type { DirNode } from "./dir-node.js";
 import { assertLocal } from "./host.js";
 import { newestSnapshot } from "./newest-snapshot.js";
 import { TreeReader, diffTrees, listFiles, type FileChange } from "./trees.js";
+import { sameExclude } from "./exclude-list.js";
 
 /** The configuration a snapshot is read under (its directory and ignore rules), as the workspace row has it. */
 export type FilesConfig = Pick<WorkspaceRow, "dir" | "exclude" | "gitignore">;
 
-/** Whether a snapshot was read under the workspace's current configuration. */
+/** Whether a snapshot was read under the workspace's current configuration (the same rules, however listed). */
 export const sameFilesConfig = (a: FilesConfig, b: FilesConfig): boolean =>
-  a.dir === b.dir && a.exclude === b.exclude && Boolean(a.gitignore) === Boolean(b.gitignore);
+  a.dir === b.dir && sameExclude(a.exclude, b.exclude) && Boolean(a.gitignore) === Boolean(b.gitignore);
 
 /** The real path of a directory, so the database's own files are recognized however the path was spelled. */
 export function realDir(dir: string): string | null {
