@@ -10,6 +10,7 @@ import { ownedSession } from "./core/owned.js";
 import { captureStorable, captureStored, saveCapture, saveCaptureStats, takeCapture, type Capture } from "./workspace/capture.js";
 import { assertNoRestorePending } from "./workspace/restore-guards.js";
 import { resumingOwnRestore } from "./workspace/resume-own.js";
+import { assertNothingUnsaved } from "./workspace/unsaved-changes.js";
 import { canonicalExclude } from "./workspace/exclude-list.js";
 import { realDir, sameFilesConfig, type FilesConfig } from "./workspace/snapshots.js";
 
@@ -34,18 +35,26 @@ export async function attachWorkspace(
   // The stat cache of the same directory and rules is kept (its files are not read again); any other starts empty.
   const fresh = !pending || !sameFilesConfig(pending, config);
   for (let attempt = 0; ; attempt++) {
+    // Leaving this host's directory or rules: a change no checkpoint keeps would be out of forkpoint's sight (see
+    // unsaved-changes.ts). A directory gone holds none; another host's cannot be looked at from here.
+    const left = attempt === 0 ? pending : await ctx.store.read((tx) => tx.getWorkspace(ref.id));
+    const leaving = left && !sameFilesConfig(left, config) && isLocal(left) && realDir(left.dir) !== null ? left : undefined;
+    if (leaving) await assertNothingUnsaved(ctx, ref, leaving, leaving.dir === dir ? "with other options" : `as ${dir}`);
+    const checked = leaving?.manifestId;
     const capture = await takeCapture(ctx, { ...config, manifestId: null }, { fresh: fresh && attempt === 0, allRows: true });
-    if (await ctx.store.write({ sessionId: ref.id }, (tx) => attachWorkspaceUnit(tx, ref, capture, ctx, attempt))) {
+    if (await ctx.store.write({ sessionId: ref.id }, (tx) => attachWorkspaceUnit(tx, ref, capture, ctx, attempt, checked))) {
       await captureStored(ctx, capture);
       return { dir, exclude: o.exclude ?? [], files: capture.files, ...(capture.skipped.length > 0 ? { skipped: capture.skipped } : {}) };
     }
   }
 }
 
-function* attachWorkspaceUnit(tx: Tx, ref: SessionRef, capture: Capture, ctx: EngineContext, attempt: number) {
+function* attachWorkspaceUnit(tx: Tx, ref: SessionRef, capture: Capture, ctx: EngineContext, attempt: number, checked: number | undefined) {
   yield* ownedSession(tx, ref.id, ref.userId);
   const ws = yield* tx.getWorkspace(ref.id);
   if (ws) assertNoRestorePending(ws);
+  // What forkpoint saw of the files left changed since they were checked (a call or move meanwhile): checked again.
+  if (checked !== undefined && ws?.manifestId !== checked) return false;
   // A content a prune took since it was stored: captured again (before any write).
   if (!(yield* captureStorable(tx, capture, undefined)) && attempt < 3) return false;
   // Attached again as it was (same directory, rules and host): what forkpoint last saw stays, so files changed since
