@@ -22,6 +22,7 @@ import { recordedIn, type Request } from "../requests/ledger.js";
 import { saveDriftBeforeTools } from "./force.js";
 import { heldInCheckpoints } from "./held-in-checkpoint.js";
 import { isReplannable, PLANNING_ATTEMPTS } from "./files-planned.js";
+import { refuseLinkedWrites } from "./linked-writes.js";
 import { computePlan } from "./move-plan.js";
 import type { BaseMoveSpec, MoveOutcome } from "./move-spec.js";
 import { stoppedPutBacks } from "./own-changes.js";
@@ -125,6 +126,8 @@ function* writesUnit(
   if (steps.undo.length + steps.replay.length === 0) return null;
   // Refused before any drift is saved, as the move's own planning would refuse it.
   refuseMove(steps, o);
+  // A step that writes through a symbolic link made by hand is refused, forced or not (see linked-writes.ts).
+  yield* refuseLinkedWrites(tx, ws, steps.undo, steps.replay);
   const { writes, keep, expected, named, recorded, lost } = yield* writtenPaths(tx, ws, steps.undo, steps.replay);
   refuseLostSaves(ws, lost);
   const stopped = yield* stoppedPutBacks(tx, session.id, base);

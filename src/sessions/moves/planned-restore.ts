@@ -4,6 +4,7 @@ import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
 import { heldPutBacks } from "./own-changes.js";
+import { linkedWrite } from "./linked-writes.js";
 import type { PutBacks } from "./put-back.js";
 import {
   plannedConversationDrift,
@@ -34,6 +35,16 @@ export async function plannedRestore(
   planned: MovePlan,
   restore: RestoreTarget | null,
 ): Promise<MovePlan> {
+  const out = await plannedFiles(ctx, ref, planned, restore);
+  // A step that writes through a symbolic link made by hand refuses the move first, forced or not (see linked-writes.ts).
+  const ws = restore === null ? undefined : "conversation" in restore ? restore.conversation.ws : restore.ws;
+  const steps = planned.undone.length + planned.replayed.length > 0;
+  const linked = ws && steps && (await ctx.store.read((tx) => linkedWrite(tx, ws, planned.undone, planned.replayed)));
+  return linked ? { ...out, blocked: linked } : out;
+}
+
+/** `plannedRestore` but for the links its steps write through. */
+async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePlan, restore: RestoreTarget | null): Promise<MovePlan> {
   if (restore === null) return planned;
   // A "conversation" move restores no file: only the drift its undos and replays would write over (see conversation-drift.ts).
   if ("conversation" in restore) return { ...planned, ...(await plannedConversationDrift(ctx, ref, restore.conversation)) };
