@@ -60,8 +60,10 @@ export async function saveDriftBeforeTools(
   keep: ReadonlySet<string> = new Set(),
   changed: readonly string[] = [],
 ): Promise<SavedDrift | null> {
-  // The files as forkpoint last saw them, "restored": no change, only the checks (drift, calls under way).
-  const found = (await prepareRestore(ctx, ws, ws.manifestId, true)).drifted;
+  // The files as forkpoint last saw them, "restored": no change, only the checks (drift, calls under way). Drift is
+  // left as it is ("leave"): a link or folder in its way blocks no write here, the calls' own paths are checked for
+  // links (see linked-writes.ts).
+  const found = (await prepareRestore(ctx, ws, ws.manifestId, "leave")).drifted;
   const drifted = [...found, ...changed.filter((p) => !found.includes(p))];
   const over = drifted.filter((p) => !keep.has(p) && (reach === "all" || reaches(reach, p)));
   if (over.length === 0) return null;
