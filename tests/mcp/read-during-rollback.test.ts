@@ -32,9 +32,9 @@ it("answers plan_rollback and diff from before a rollback or after it, never hal
         const [plan, diff] = await Promise.all([call(b, "plan_rollback", { checkpoint: "one" }), call(b, "diff", { from: "one" })]);
         const p = plan.structuredContent as { restore: string[]; uncheckpointed: string[]; refusal: string | null };
         const d = diff.structuredContent as { modified: string[] };
-        seen.push(
-          `restore ${p.restore.length}, uncheckpointed ${p.uncheckpointed.length}, refusal ${p.refusal}; diff ${d.modified.length}`,
-        );
+        // Sent at once, the two may straddle the rollback: each is weighed on its own.
+        seen.push(`plan: restore ${p.restore.length}, uncheckpointed ${p.uncheckpointed.length}, refusal ${p.refusal}`);
+        seen.push(`diff ${d.modified.length}`);
       }
     })();
     await new Promise((r) => setTimeout(r, 20));
@@ -43,7 +43,12 @@ it("answers plan_rollback and diff from before a rollback or after it, never hal
     await reads;
     expect(lineOf(moved)).toMatch(/^Rolled back/);
   }
-  const states = [`restore 0, uncheckpointed 0, refusal null; diff 0`, `restore ${N}, uncheckpointed 0, refusal null; diff ${N}`];
+  const states = [
+    `plan: restore 0, uncheckpointed 0, refusal null`,
+    `plan: restore ${N}, uncheckpointed 0, refusal null`,
+    `diff 0`,
+    `diff ${N}`,
+  ];
   expect(seen.filter((s) => !states.includes(s))).toEqual([]);
   await a.close();
   await b.close();
