@@ -5,6 +5,7 @@ import type { MoveStepRow, Step, ToolRow, Tx } from "../../store/port/index.js";
 import { abandonedAtClose, closedBeforeStart, notStartedAtClose, runHandler } from "../../tools/run-handler.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
+import { namedPaths } from "../workspace/named-paths.js";
 import { fenced } from "./fence.js";
 import { finishMove, journalReport } from "./finish-move.js";
 import { holdLease, type HeldLease } from "./lease.js";
@@ -423,7 +424,20 @@ function* startStepUnit(tx: Tx, ctx: EngineContext, sessionId: string, step: Mov
     for (const [path, ids] of yield* tx.callHandEditIds(step.entryId)) if (ids.found !== null) found.set(path, ids.found);
   // A recorded call's undo puts back what its result says: in the files its arguments name, no content forkpoint saw.
   const reach = withPaths && step.op === "undo" && paths === undefined ? yield* undoReach(tx, sessionId, step) : undefined;
-  return { row, paths: withPaths ? paths : undefined, idle, unseen, found, named: reach?.named ?? [], left: reach?.left };
+  const held = withPaths ? yield* undoneWhereNamed(tx, sessionId, step, row, paths) : undefined;
+  return { row, paths: held, idle, unseen, found, named: reach?.named ?? [], left: reach?.left };
+}
+
+/**
+ * The paths `step` is held to: those its call's run changed; for the undo of a call whose run changed none (a delete of
+ * a missing file), those its arguments name, where it is undone. Drift there was weighed before the move began (see
+ * `writtenPaths`): what the undo writes there is its own doing, never a save by hand during the move that a later
+ * undo's put-back hand edit would give way to.
+ */
+function* undoneWhereNamed(tx: Tx, sessionId: string, step: MoveStepRow, row: ToolRow, paths: string[] | undefined) {
+  if (step.op !== "undo" || paths?.length !== 0) return paths;
+  const ws = yield* tx.getWorkspace(sessionId);
+  return ws ? namedPaths(ws.dir, toToolInvocation(row).args) : paths;
 }
 
 /** Whether applied call `row` is applied by a replay (its result kept for that application), not by its first run. */
