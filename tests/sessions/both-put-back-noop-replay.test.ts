@@ -4,23 +4,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { readOrNull, tempDir } from "../fixtures/file-tools.js";
-import { remove, write } from "../fixtures/put-back-tools.js";
+import { readOrNull } from "../fixtures/file-tools.js";
+import { putBackSession, remove, write } from "../fixtures/put-back-tools.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 
 for (const force of [false, true])
   it(`a "both" redo replaying a delete that deleted nothing over a hand edit put back stops (force ${force})`, async () => {
-    const ws = tempDir("forkpoint-put-back-noop-replay-");
+    const { ws, s, c0 } = await putBackSession(dbs, "forkpoint-put-back-noop-replay-", "a0");
     const a = path.join(ws, "a.txt");
     const b = path.join(ws, "b.txt");
-    fs.writeFileSync(a, "a0");
-    const { fp } = dbs.open({ tools: [write, remove] as never[] });
-    const s = await fp.createSession({ userId: "u" });
-    await s.attachWorkspace(ws);
-    await s.append({ role: "user", content: "start" });
-    const c0 = await s.checkpoint({ name: "c0" });
     await s.invoke("write", { path: a, text: "w0" });
     await s.rollback(c0.id, { scope: "both" });
     await s.invoke("remove", { path: b }); // nothing there: changes no file

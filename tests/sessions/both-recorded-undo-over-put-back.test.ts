@@ -2,8 +2,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { readOrNull, tempDir } from "../fixtures/file-tools.js";
-import { remove, write } from "../fixtures/put-back-tools.js";
+import { readOrNull } from "../fixtures/file-tools.js";
+import { putBackSession, write } from "../fixtures/put-back-tools.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -13,14 +13,8 @@ const dbs = tempDatabases();
 // (the later edit kept, listed in files.kept): the first edit, in no checkpoint, was lost. That undo fails now, the
 // later edit on disk and the recorded call applied; once a checkpoint keeps the later edit, the rewind keeps the first.
 it("a recorded call's undo over a later hand edit put back: refused until a checkpoint keeps one", async () => {
-  const ws = tempDir("forkpoint-both-recorded-over-");
-  fs.writeFileSync(path.join(ws, "a.txt"), "a");
+  const { ws, s, c0 } = await putBackSession(dbs, "forkpoint-both-recorded-over-");
   const b = path.join(ws, "b.txt");
-  const { fp } = dbs.open({ tools: [write, remove] as never[] });
-  const s = await fp.createSession({ userId: "u" });
-  await s.attachWorkspace(ws);
-  await s.append({ role: "user", content: "start" });
-  const c0 = await s.checkpoint({ name: "c0" });
   fs.writeFileSync(b, "first by hand");
   fs.writeFileSync(b, "recorded");
   await s.recordToolCall({ tool: "write", args: { path: b, text: "recorded" }, result: { previous: "first by hand" } });

@@ -6,22 +6,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { readOrNull, tempDir } from "../fixtures/file-tools.js";
-import { remove, write } from "../fixtures/put-back-tools.js";
+import { readOrNull } from "../fixtures/file-tools.js";
+import { putBackSession, remove, write } from "../fixtures/put-back-tools.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 
 for (const force of [false, true])
   it(`a replayed write's undo over a later hand edit put back: refused before the move (force ${force})`, async () => {
-    const ws = tempDir("forkpoint-replayed-older-over-");
-    fs.writeFileSync(path.join(ws, "a.txt"), "a");
+    const { ws, s, c0 } = await putBackSession(dbs, "forkpoint-replayed-older-over-");
     const b = path.join(ws, "b.txt");
-    const { fp } = dbs.open({ tools: [write, remove] as never[] });
-    const s = await fp.createSession({ userId: "u" });
-    await s.attachWorkspace(ws);
-    await s.append({ role: "user", content: "start" });
-    const c0 = await s.checkpoint({ name: "c0" });
     const main = (await s.info()).currentBranchId;
     fs.writeFileSync(b, "first by hand");
     await s.invoke("write", { path: b, text: "w1" });

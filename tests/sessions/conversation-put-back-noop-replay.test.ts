@@ -4,22 +4,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { readOrNull, tempDir } from "../fixtures/file-tools.js";
-import { remove, write } from "../fixtures/put-back-tools.js";
+import { readOrNull } from "../fixtures/file-tools.js";
+import { putBackSession, remove, write } from "../fixtures/put-back-tools.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 
 for (const force of [false, true])
   it(`undo() of a rewind replaying a delete that deleted nothing over a hand edit put back: refused (force ${force})`, async () => {
-    const ws = tempDir("forkpoint-conversation-noop-replay-");
+    const { ws, s, c0 } = await putBackSession(dbs, "forkpoint-conversation-noop-replay-", "a0");
     const b = path.join(ws, "b.txt");
-    fs.writeFileSync(path.join(ws, "a.txt"), "a0");
-    const { fp } = dbs.open({ tools: [write, remove] as never[] });
-    const s = await fp.createSession({ userId: "u" });
-    await s.attachWorkspace(ws);
-    await s.append({ role: "user", content: "start" });
-    const c0 = await s.checkpoint({ name: "c0" });
     await s.invoke("remove", { path: b }); // nothing there: changes no file
     await s.rollback(c0.id, { scope: "conversation" });
     fs.writeFileSync(b, "by hand");

@@ -2,8 +2,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { readOrNull, tempDir } from "../fixtures/file-tools.js";
-import { remove, write } from "../fixtures/put-back-tools.js";
+import { readOrNull } from "../fixtures/file-tools.js";
+import { putBackSession, write } from "../fixtures/put-back-tools.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -13,14 +13,8 @@ const dbs = tempDatabases();
 // after it, a "both" rewind to just after the write undid the write (putting back the older content) after the
 // recorded call's undo had put the hand edit back, and the hand edit was gone while the move listed it in files.kept.
 it("a files-only restore keeps a recorded call after the write it marks applied again", async () => {
-  const ws = tempDir("forkpoint-files-remark-");
-  fs.writeFileSync(path.join(ws, "a.txt"), "a");
+  const { ws, s, c0 } = await putBackSession(dbs, "forkpoint-files-remark-");
   const b = path.join(ws, "b.txt");
-  const { fp } = dbs.open({ tools: [write, remove] as never[] });
-  const s = await fp.createSession({ userId: "u" });
-  await s.attachWorkspace(ws);
-  await s.append({ role: "user", content: "start" });
-  const c0 = await s.checkpoint({ name: "c0" });
   fs.writeFileSync(b, "r1");
   await s.recordToolCall({ tool: "write", args: { path: b, text: "r1" }, result: { previous: null } });
   await s.invoke("write", { path: b, text: "w2" });

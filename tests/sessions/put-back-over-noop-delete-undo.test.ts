@@ -2,8 +2,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { readOrNull, tempDir } from "../fixtures/file-tools.js";
-import { remove, write } from "../fixtures/put-back-tools.js";
+import { readOrNull } from "../fixtures/file-tools.js";
+import { putBackSession, remove, write } from "../fixtures/put-back-tools.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -11,14 +11,8 @@ const dbs = tempDatabases();
 for (const scope of ["conversation", "both"] as const)
   for (const force of [true, false])
     it(`rollback(${scope}, force ${force}) past a no-op delete puts back the hand edit a write found`, async () => {
-      const ws = tempDir("forkpoint-noop-delete-undo-");
+      const { ws, s, c0 } = await putBackSession(dbs, "forkpoint-noop-delete-undo-", "init");
       const c = path.join(ws, "c.txt");
-      fs.writeFileSync(path.join(ws, "a.txt"), "init");
-      const { fp } = dbs.open({ tools: [write, remove] as never[] });
-      const s = await fp.createSession({ userId: "u" });
-      await s.attachWorkspace(ws);
-      await s.append({ role: "user", content: "start" });
-      const c0 = await s.checkpoint({ name: "c0" });
       fs.writeFileSync(c, "H3");
       await s.invoke("write", { path: c, text: "w5" }); // found H3
       fs.rmSync(c);
