@@ -2,7 +2,7 @@
 // once its workspace is attached), or named by the caller; created and attached on first use, one server at a time.
 import { realpathSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import type { Forkpoint, JsonValue, SessionHandle } from "../index.js";
+import { ForkpointError, type Forkpoint, type JsonValue, type SessionHandle } from "../index.js";
 import { sessionEngine } from "../sessions/session-handle.js";
 import { withStartLock } from "./start-lock.js";
 import { canonicalExclude } from "../sessions/workspace/exclude-list.js";
@@ -141,8 +141,15 @@ async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: stri
   }
   if (o.exclude === undefined || sameList(userPatterns(kept), userPatterns(o.exclude)))
     return { session, dir, attached: false, exclude: kept, excludeChanged: false };
-  if ((await session.listCheckpoints({ limit: 1 })).items.length > 0) throw newListRefused(session.id, o, userPatterns(kept));
-  await attach(session, dir, wanted);
+  if ((await session.listCheckpoints({ limit: 1 })).items.length > 0) throw newListRefused(session.id, o, userPatterns(kept), CHECKPOINTED);
+  try {
+    await attach(session, dir, wanted);
+  } catch (error) {
+    // A hand edit no checkpoint keeps: a checkpoint would keep it, but would fix the list too, so say both ways out.
+    if (error instanceof ForkpointError && error.code === "WORKSPACE_DRIFT")
+      throw newListRefused(session.id, o, userPatterns(kept), unsavedEdits(error.message));
+    throw error;
+  }
   return { session, dir, attached: true, exclude: wanted, excludeChanged: true };
 }
 
@@ -169,13 +176,32 @@ async function attach(session: SessionHandle, dir: string, exclude: string[]): P
   await session.update({ metadata: { ...metadata, [WORKSPACE_KEY]: dir, [EXCLUDE_KEY]: exclude } });
 }
 
-function newListRefused(sessionId: string, o: WorkspaceSessionOptions, kept: string[]): WorkspaceSessionError {
+/** Why a new list is refused when the workspace has checkpoints (`kept` formats the list they were taken with). */
+const CHECKPOINTED = (kept: string) =>
+  `the workspace has checkpoints taken with another exclude list (${kept}), and a checkpoint is only ever restored ` +
+  `under the list it was taken with: attaching it again with the new one would put every checkpoint out of reach, ` +
+  `and take files changed since the last checkpoint for saved`;
+
+/** Why a new list is refused over hand edits no checkpoint keeps (`drift` is attachWorkspace's refusal). */
+const unsavedEdits = (drift: string) => (kept: string) => {
+  const files = /since it last saw it \((.*)\), and no checkpoint/.exec(drift)?.[1] ?? "some files";
+  return (
+    `the workspace was attached with another exclude list (${kept}) and has files changed by hand since forkpoint ` +
+    `last saw it (${files}) that no checkpoint keeps: attaching it again with the new list would take them for ` +
+    `saved, and a rewind could write over them; a checkpoint would keep them, but fix the exclude list from then on`
+  );
+};
+
+function newListRefused(
+  sessionId: string,
+  o: WorkspaceSessionOptions,
+  kept: string[],
+  why: (kept: string) => string,
+): WorkspaceSessionError {
   const keptArgs = kept.length === 0 ? "no --exclude" : kept.map((p) => `--exclude ${shellWord(p)}`).join(" ");
   const del = ["forkpoint", "delete", sessionId, "-u", shellWord(o.userId), ...(o.databaseArgs ?? []).map(shellWord)].join(" ");
   return new WorkspaceSessionError(
-    `the workspace has checkpoints taken with another exclude list (${keptArgs}), and a checkpoint is only ever restored ` +
-      `under the list it was taken with: attaching it again with the new one would put every checkpoint out of reach, ` +
-      `and take files changed since the last checkpoint for saved. Either keep ${keptArgs} and write the new patterns ` +
+    `${why(keptArgs)}. Either keep ${keptArgs} and write the new patterns ` +
       `in a .gitignore file in the workspace (honoured from the next checkpoint on), or start over with the new list ` +
       `after deleting this session and its checkpoints: ${del}`,
   );

@@ -1,6 +1,7 @@
 // The first start on a directory: servers started at once all take the same new session; a file the workspace cannot
 // store (over the size limit) is left out and said, and never stops the server nor a rewind.
-// The exclude list is fixed once the workspace has a checkpoint: a new one is refused then, saying what to do instead.
+// The exclude list is fixed once the workspace has a checkpoint, or a hand edit no checkpoint keeps: a new one is
+// refused then, saying what to do instead.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -111,6 +112,36 @@ describe("a later --exclude", () => {
     await ok(s.client, "rollback", { checkpoint: "one" });
     // out/ is left out now: the rewind leaves it as it is.
     expect(filesIn(ws)).toEqual({ "a.txt": "one\n", "out/app.js": "built 2\n" });
+  });
+
+  it("is refused over a hand edit no checkpoint keeps, naming the edit and both ways out; nothing changes", async () => {
+    write(ws, "a.txt", "one\n");
+    write(ws, "out/app.js", "built 1\n");
+    const first = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"], { XDG_DATA_HOME: data });
+    const id = sessionOf(first);
+    await first.close();
+    write(ws, "a.txt", "edited by hand\n");
+
+    const refused = run(["--exclude", "out/"]);
+    expect(refused.status).toBe(1);
+    const line = refused.stderr.trim();
+    expect(line).toMatch(/^error WORKSPACE_REFUSED: the workspace was attached with another exclude list \(no --exclude\)/);
+    expect(line).toContain("changed by hand since forkpoint last saw it (a.txt)");
+    expect(line).not.toContain("then attach");
+    expect(line).toContain("write the new patterns in a .gitignore file in the workspace");
+    expect(line).toContain(`forkpoint delete ${id} -u alice --db ${db}`);
+    // Nothing changed: the old list kept, and the old list starts as before.
+    const fp = openForkpoint({ path: db });
+    try {
+      const info = await (await fp.getSession(id, { userId: "alice" })).info();
+      expect(info.metadata).toMatchObject({ mcpExclude: [".git"] });
+    } finally {
+      await fp.close();
+    }
+    const again = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"], { XDG_DATA_HOME: data });
+    servers.push(again);
+    expect(sessionOf(again)).toBe(id);
+    expect(again.output()).not.toContain("just attached");
   });
 
   it("is refused once the workspace has checkpoints, naming what to do instead; the same list is fine", async () => {
