@@ -349,7 +349,10 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * other than what the later step's call left there and kept in no checkpoint (a change made by hand before the
    * recorded call), the move stops before that step; a checkpoint taken then keeps it, and the move called again goes on.
    * Or, with `"both"`: a hand edit an undo puts back that a replay writes over, where such a recorded call's undo wrote
-   * that file first (it may have put back just that hand edit: then nothing is put back, and the move goes on).
+   * that file first (it may have put back just that hand edit: then nothing is put back, and the move goes on); or a
+   * hand edit made after such a recorded call, kept in no checkpoint, that an undo puts back and that recorded call's
+   * undo then writes over: over content no checkpoint keeps, that undo fails (`UNDO_FAILED`) with the hand edit on
+   * disk. Each place it may stop is named, joined by "; or".
    */
   mayStop?: string;
 }

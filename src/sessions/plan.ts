@@ -155,7 +155,7 @@ function* mayStopOf(
     ...planned.replayed.map((t) => ({ op: "replay" as const, entryId: t.id })),
   ];
   const over = yield* recordedOverPlanned(tx, session.id, steps, filesStep);
-  return over ? { mayStop: recordedOverText(over) } : {};
+  return over.length > 0 ? { mayStop: over.map(recordedOverText).join("; or ") } : {};
 }
 
 /** The move a plan's target makes. */

@@ -43,6 +43,11 @@ export interface PlannedPutBacks {
   replays: ReadonlySet<string> | "all";
   /** Why the move is refused, forced or not: an older call's undo writes over a later save put back (`olderOver`). */
   lost?: string;
+  /**
+   * Why the move may stop partway, forced or not: a recorded call's undo writes over a hand edit made after it that an
+   * undo before it puts back, kept in no checkpoint (see `refuseTakenBack`).
+   */
+  takenBack?: string;
 }
 
 /** `undone` and `replayed` in the order the move runs them; `manifestId`: the snapshot its files step restores. */
@@ -59,6 +64,9 @@ export function* plannedPutBacks(
   // The files a recorded call's undo writes before (see `PutBackFile.uncertain`).
   const recorded = new Set<string>();
   const uncertain = new Set<string>();
+  // Where a recorded call's undo writes over a hand edit made after it, put back: path → [that call, the put-back's].
+  const over = new Map<string, [string, string]>();
+  const putBy = new Map<string, string>();
   for (const call of undone) {
     const row = yield* tx.getTool(call.id);
     // A call applied by a replay: its undo puts back what the files held then, forkpoint's own (see run-steps.ts).
@@ -66,15 +74,19 @@ export function* plannedPutBacks(
       const ids = yield* tx.callHandEditIds(call.id);
       for (const path of yield* tx.callHandEdited(call.id)) {
         found.set(path, ids.get(path)?.found);
+        putBy.set(path, call.id);
         if (reaches(recorded, path)) uncertain.add(path);
       }
     }
     const reach = yield* undoReach(tx, sessionId, { entryId: call.id });
     for (const path of reach.named) {
       recorded.add(path);
+      if (!found.has(path)) continue;
       // A recorded call's undo writing over a hand edit put back before it: its own write, no longer held, unless that
-      // hand edit was made after it was recorded (see `PutBack.keepSaved`).
-      if (found.has(path) && !madeAfterRecorded(found.get(path), reach.left.get(path))) {
+      // hand edit was made after it was recorded (see `PutBack.keepSaved`): then that undo may fail over it.
+      if (madeAfterRecorded(found.get(path), reach.left.get(path))) {
+        if (!over.has(path)) over.set(path, [call.id, putBy.get(path)!]);
+      } else {
         found.delete(path);
         uncertain.delete(path);
       }
@@ -93,7 +105,7 @@ export function* plannedPutBacks(
       paths.set(path, { found: id, same, known: captured.has(path), inTarget, ...(uncertain.has(path) ? { uncertain: true } : {}) });
     }
   }
-  const lost = yield* lostOver(tx, sessionId, undone);
+  const lost = { ...(yield* lostOver(tx, sessionId, undone)), ...(yield* takenBackOver(tx, sessionId, over, paths)) };
   const replays = new Set<string>();
   const ws = replayed.length > 0 ? yield* tx.getWorkspace(sessionId) : undefined;
   for (const call of replayed) {
@@ -104,6 +116,34 @@ export function* plannedPutBacks(
     for (const path of written.length === 0 && ws ? namedPaths(ws.dir, call.args) : []) replays.add(path);
   }
   return { paths, replays, ...lost };
+}
+
+/**
+ * Where a recorded call's undo writes over a hand edit put back (`over`: path → [that call, the put-back's]): the undo
+ * fails unless a checkpoint keeps the hand edit, or what it puts back, which no one can tell before it runs (see
+ * `refuseTakenBack`).
+ */
+function* takenBackOver(
+  tx: Tx,
+  sessionId: string,
+  over: ReadonlyMap<string, [string, string]>,
+  paths: ReadonlyMap<string, PutBackFile>,
+): Step<{ takenBack?: string }> {
+  const open = [...over].filter(([path]) => !paths.get(path)?.known);
+  if (open.length === 0) return {};
+  const ws = (yield* tx.getWorkspace(sessionId))!;
+  return {
+    takenBack: open
+      .map(
+        ([path, [recorded, putBack]]) =>
+          `this move's undo of call ${putBack} puts back a change made by hand to ${path} in the workspace ${ws.dir}, ` +
+          `kept in no checkpoint, and the undo of recorded call ${recorded} (made before that change) writes it next: ` +
+          "what that undo puts back is its tool's own, which forkpoint cannot tell before it runs: content no " +
+          "checkpoint keeps (a change made by hand before the recorded call, say), the undo fails there (UNDO_FAILED), " +
+          "forced or not, the change made by hand on disk: take a checkpoint to keep it, then move again",
+      )
+      .join("; or "),
+  };
 }
 
 /** `PutBack.keepSaved`'s `madeAfter`, on a hand edit's file id (`found`; null: a deletion; undefined: not recorded). */

@@ -59,7 +59,7 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
     const over = ws && putBacks ? replayOverSure(ws.dir, kept, putBacks) : {};
     const blocked = putBacks?.lost ?? over.blocked;
     const files = { written: [], deleted: [], ...(kept.length > 0 ? { kept } : {}) };
-    return { ...planned, files, drift, ...(blocked ? { blocked } : {}), ...mayStop(planned, over.mayStop) };
+    return { ...planned, files, drift, ...(blocked ? { blocked } : {}), ...mayStop(planned, over.mayStop, putBacks?.takenBack) };
   }
   const check = await restoreCheck(ctx, restore.ws, restore.manifestId);
   // The paths the move keeps as they are (an irreversible call's effect, see `irreversibleOutside`) do not move.
@@ -89,7 +89,7 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
   const over = restore.putBacks ? replayOverSure(restore.ws.dir, [...handEdits, ...held], restore.putBacks, held) : {};
   const blocked = check.blocked ?? restore.putBacks?.lost ?? over.blocked;
   const drift = check.drifted.filter((p) => !held.has(p));
-  return { ...planned, files, drift, ...(blocked ? { blocked } : {}), ...mayStop(planned, over.mayStop) };
+  return { ...planned, files, drift, ...(blocked ? { blocked } : {}), ...mayStop(planned, over.mayStop, restore.putBacks?.takenBack) };
 }
 
 /**
@@ -115,6 +115,8 @@ function replayOverSure(
   return mayStop ? { mayStop: mayStop + unless } : {};
 }
 
-/** `mayStop` as the plan says it: the first reason found (see `recordedOverPlanned`), else `reason`. */
-const mayStop = (planned: MovePlan, reason: string | undefined): { mayStop?: string } =>
-  planned.mayStop ? {} : reason ? { mayStop: reason } : {};
+/** `mayStop` as the plan says it: each place the move may stop (see `recordedOverPlanned`), then `reasons`. */
+function mayStop(planned: MovePlan, ...reasons: (string | undefined)[]): { mayStop?: string } {
+  const all = [planned.mayStop, ...reasons].filter((r): r is string => !!r);
+  return all.length > 0 ? { mayStop: all.join("; or ") } : {};
+}

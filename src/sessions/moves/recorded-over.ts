@@ -93,17 +93,18 @@ export interface RecordedOver {
 /**
  * Where a move whose steps are `steps` (in the order it runs them; `filesStep`: a files step runs before the first
  * replay) may stop at `RecordedUndos.savesUnder`, read from the records the move reads, before it runs (see `plan`):
- * the first step whose call left a file that a recorded call's undo before it writes. What that undo puts back is its
- * tool's own (its result, no record of forkpoint's): the move stops there only if that is other than what the step's
- * call left there and in no checkpoint (a hand edit made before the recorded call, say), which no one can tell before
- * the undo ran. Null: no step of it can stop there.
+ * each step whose call left a file that a recorded call's undo before it writes. What that undo puts back is its tool's
+ * own (its result, no record of forkpoint's): the move stops there only if that is other than what the step's call left
+ * there and in no checkpoint (a hand edit made before the recorded call, say), which no one can tell before the undo
+ * ran. Empty: no step of it can stop there.
  */
 export function* recordedOverPlanned(
   tx: Tx,
   sessionId: string,
   steps: readonly Pick<MoveStepRow, "op" | "entryId">[],
   filesStep: boolean,
-): Step<RecordedOver | null> {
+): Step<RecordedOver[]> {
+  const out: RecordedOver[] = [];
   const by = new Map<string, string>();
   let filesDue = filesStep;
   for (const step of steps) {
@@ -116,11 +117,12 @@ export function* recordedOverPlanned(
       const paths = [...(reach?.left ?? [])].flatMap(([path, left]) =>
         by.has(path) && !namedFolder(reach!.dir, path, left, fileId(reach!.dir, path)) ? [path] : [],
       );
-      if (paths.length > 0) return { dir: reach!.dir, step: step.entryId, paths, calls: [...new Set(paths.map((path) => by.get(path)!))] };
+      if (paths.length > 0)
+        out.push({ dir: reach!.dir, step: step.entryId, paths, calls: [...new Set(paths.map((path) => by.get(path)!))] });
     }
     afterStep(by, step, yield* undoReach(tx, sessionId, step));
   }
-  return null;
+  return out;
 }
 
 /**
