@@ -209,6 +209,7 @@ export function planLines(out: Output, plan: MovePlan, current?: string, leaveUn
       : []),
     ...(plan.files ? [`files         ${plan.files.written.length} to write, ${plan.files.deleted.length} to delete`] : []),
     ...(plan.files?.kept ? [out.c.yellow(`kept as is    ${plan.files.kept.length}: ${shownKept(plan.files.kept)}`)] : []),
+    ...(plan.files?.mayKeep ? [out.c.yellow(`may keep      ${plan.files.mayKeep.length}: ${shownKept(plan.files.mayKeep)}`)] : []),
     // What the move refuses: drift unless --force (which saves it first), a blocked path whatever --force says.
     ...(plan.drift?.length ? [out.c.yellow(`drift         ${plan.drift.length}: ${shownKept(plan.drift)} (refused without --force)`)] : []),
     ...(plan.blocked ? [out.c.red(`blocked       ${escapeText(plan.blocked)}`)] : []),

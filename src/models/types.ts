@@ -326,9 +326,12 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * first (so its result may list fewer: those its undos already set right; what the calls in `replayed` then write on
    * top is theirs, not listed); `kept` (present when any): those it leaves
    * as they are, the effect of an applied irreversible call its target's files do not hold, or a hand edit one of its
-   * undos puts back (its call's run found it there).
+   * undos puts back (its call's run found it there); `mayKeep` (present when any): those the undo of a call recorded
+   * with `recordToolCall` writes (as its arguments name them, before the restore), whose content is its tool's own,
+   * which no one can tell before it runs: content no checkpoint keeps (a hand edit made before that call, say) stays as
+   * it is (the result lists it in `kept`), anything else the restore sets as the target has it.
    */
-  files?: { written: string[]; deleted: string[]; kept?: string[] };
+  files?: { written: string[]; deleted: string[]; kept?: string[]; mayKeep?: string[] };
   /**
    * With `scope: "files"` or `"both"`: the workspace files changed outside forkpoint since it last saw them. The move
    * refuses them (`WORKSPACE_DRIFT`), or with `force: true` saves them in a checkpoint first; `files` then says what its

@@ -43,6 +43,8 @@ export interface PlannedPutBacks {
   replays: ReadonlySet<string> | "all";
   /** Why the move is refused, forced or not: an older call's undo writes over a later save put back (`olderOver`). */
   lost?: string;
+  /** The files the undos of recorded calls write (as their arguments name them): what they put back is their tools'. */
+  recorded: ReadonlySet<string>;
   /**
    * Why the move may stop partway, forced or not: a recorded call's undo writes over a hand edit made after it that an
    * undo before it puts back, kept in no checkpoint (see `refuseTakenBack`).
@@ -110,12 +112,12 @@ export function* plannedPutBacks(
   const ws = replayed.length > 0 ? yield* tx.getWorkspace(sessionId) : undefined;
   for (const call of replayed) {
     const written = yield* tx.callPaths(call.id);
-    if (written === undefined) return { paths, replays: "all", ...lost };
+    if (written === undefined) return { paths, replays: "all", recorded, ...lost };
     for (const path of written) replays.add(path);
     // Its run changed no file: run again, it may write where its arguments name (see `replayPaths`).
     for (const path of written.length === 0 && ws ? namedPaths(ws.dir, call.args) : []) replays.add(path);
   }
-  return { paths, replays, ...lost };
+  return { paths, replays, recorded, ...lost };
 }
 
 /**

@@ -1,4 +1,6 @@
 // What a planned move with files would do to them: the restore's own checks, run without writing (see `plan`).
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
 import type { MovePlan } from "../../models/types.js";
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
@@ -84,7 +86,13 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
   const same = (p: string) => back.same.includes(p) && !keep.has(p);
   const written = [...check.written.filter((p) => moves(p) || same(p)), ...back.written.filter((p) => !keep.has(p))].sort();
   const deleted = [...check.deleted.filter((p) => moves(p) || same(p)), ...back.deleted.filter((p) => !keep.has(p))].sort();
-  const files = { written, deleted, ...(kept.length > 0 ? { kept } : {}) };
+  // What a recorded call's undo puts back before the files step the plan cannot tell: kept when no checkpoint keeps it.
+  // Those its arguments merely name (no file there, none in the target) it is not taken to create.
+  const there = new Set([...check.written, ...check.deleted, ...check.drifted]);
+  const mayKeep = [...(restore.putBacks?.recorded ?? [])]
+    .filter((p) => !kept.includes(p) && (there.has(p) || existsIn(restore.ws.dir, p)))
+    .sort();
+  const files = { written, deleted, ...(kept.length > 0 ? { kept } : {}), ...(mayKeep.length > 0 ? { mayKeep } : {}) };
   // A replay that writes over a hand edit put back stops the move there, forced or not (see `refuseReplayOver`).
   const over = restore.putBacks ? replayOverSure(restore.ws.dir, [...handEdits, ...held], restore.putBacks, held) : {};
   const blocked = check.blocked ?? restore.putBacks?.lost ?? over.blocked;
@@ -119,4 +127,14 @@ function replayOverSure(
 function mayStop(planned: MovePlan, ...reasons: (string | undefined)[]): { mayStop?: string } {
   const all = [planned.mayStop, ...reasons].filter((r): r is string => !!r);
   return all.length > 0 ? { mayStop: all.join("; or ") } : {};
+}
+
+/** Whether anything is at `path` (relative to `dir`), not through a link. */
+function existsIn(dir: string, path: string): boolean {
+  try {
+    lstatSync(join(dir, ...path.split("/")));
+    return true;
+  } catch {
+    return false;
+  }
 }
