@@ -286,10 +286,14 @@ export class Forkpoint {
   /**
    * Copies a session (history, state, the whole branch tree, checkpoints) under new ids for the same user; nothing is
    * applied. The source gets a checkpoint named "clone" marking what was copied; the copy's `info().origin` points at it.
+   * With `stateVersion` / `migrateState`, the copy's handle reads and writes states under that schema, as `getSession`'s.
    * @example const copy = await fp.clone(s.id, { userId: "alice" });
    */
-  clone(sessionId: string, scope: { userId: string }): Promise<SessionHandle> {
-    return this.#whenReady(async () => new SessionHandle(this.#ctx, await clone(this.#ctx, sessionId, scope), this.#whenReady));
+  clone(sessionId: string, scope: { userId: string } & SessionStateOptions): Promise<SessionHandle> {
+    return this.#whenReady(async () => {
+      const { ctx, rest } = withSessionState(this.#ctx, scope);
+      return new SessionHandle(ctx, await clone(ctx, sessionId, rest), this.#whenReady);
+    });
   }
 
   /**
