@@ -17,6 +17,15 @@ const text = () => z.string().refine(isWellFormed, malformedIssue).refine(hasNoN
 /** A string schema that takes well-formed text only (what every text field of the API and of an export uses). */
 export const wellFormedText = text;
 const name = () => text().trim().min(1, "must not be empty").max(MAX, `must be at most ${MAX} characters`);
+/**
+ * An id the caller's own system chose (a chat UI's message id, a framework's tool call id): taken exactly as given, never
+ * trimmed, so that it reads back as that system knows it; not empty nor only white space.
+ */
+const callerId = () =>
+  text()
+    .min(1, "must not be empty")
+    .max(MAX, `must be at most ${MAX} characters`)
+    .refine((id) => id.length === 0 || !isBlank(id), "must not be blank (only white space)");
 /** JSON payloads are checked in depth by `toJsonText`; here only their outer shape. */
 const jsonObject = z.custom<JsonObjectInput>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "must be a JSON object");
 const anything = z.custom<unknown>(() => true);
@@ -77,7 +86,7 @@ export const listCheckpointsInput = z.strictObject({
 export const messageInput = z.strictObject({
   role: name(),
   content: anything,
-  clientId: name().optional(),
+  clientId: callerId().optional(),
   metadata: jsonObject.optional(),
 });
 export const checkpointInput = z.strictObject({ name: name().optional(), metadata: jsonObject.optional(), expiresIn: duration.optional() });
@@ -147,7 +156,7 @@ export const toolCallOptions = writeOptions.extend({ after: name().optional() })
  * `invoke`'s last argument: a tool call's, and `callId` (the framework's id of the call, as `recordToolCall` takes it:
  * a message naming it as caused, as a LangGraph input does, forks before it when edited).
  */
-export const invokeOptions = toolCallOptions.extend({ callId: name().optional() });
+export const invokeOptions = toolCallOptions.extend({ callId: callerId().optional() });
 /** `checkpoint()`'s options: the checkpoint's fields, a `requestId` and an `ifAt`. */
 export const checkpointOptions = checkpointInput.extend(writeFields);
 /** `edit` / `regenerate` options: the move's, plus a checkpoint written with the new message. */
@@ -164,7 +173,7 @@ export const recordToolCallInput = z
     args: anything,
     result: anything.optional(),
     error: z.union([text(), z.strictObject({ message: text(), name: text().optional() })]).optional(),
-    callId: name().optional(),
+    callId: callerId().optional(),
   })
   // A call either returned or failed: both would drop one of them silently. A failed call's result may be given as
   // null, as toolTrack() reports one.

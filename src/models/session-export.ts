@@ -182,6 +182,8 @@ const text = wellFormedText()
   .max(MAX)
   .refine((s) => s.trim() === s, "must not start or end with whitespace");
 const id = text;
+/** A caller's own id (a message's `clientId`, a call's `callId`): stored exactly as given, white space included. */
+const callerId = wellFormedText().min(1).max(MAX);
 /** Milliseconds since the epoch, within what a `Date` can hold. */
 const time = z.number().min(0).max(8.64e15);
 const hash = z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 hash (64 lowercase hex digits)");
@@ -281,8 +283,8 @@ export const sessionExportSchema = z
         role: text.nullable(),
         content: json.nullable(),
         tool: text.nullable(),
-        callId: text.nullable(),
-        clientId: text.nullable(),
+        callId: callerId.nullable(),
+        clientId: callerId.nullable(),
         metadata: jsonObject.nullable(),
         state: hash.nullable(),
         createdAt: time,
