@@ -21,10 +21,10 @@ const name = () => text().trim().min(1, "must not be empty").max(MAX, `must be a
  * An id the caller's own system chose (a chat UI's message id, a framework's tool call id): taken exactly as given, never
  * trimmed, so that it reads back as that system knows it; not empty nor only white space.
  */
-const callerId = () =>
+const callerId = (max = MAX) =>
   text()
     .min(1, "must not be empty")
-    .max(MAX, `must be at most ${MAX} characters`)
+    .max(max, `must be at most ${max} characters`)
     .refine((id) => id.length === 0 || !isBlank(id), "must not be blank (only white space)");
 /** JSON payloads are checked in depth by `toJsonText`; here only their outer shape. */
 const jsonObject = z.custom<JsonObjectInput>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "must be a JSON object");
@@ -116,10 +116,7 @@ export const MAX_REQUEST_ID = 200;
  * A write's `requestId`: text of 1 to 200 characters, not all white space (a blank id is an unset header or field, not
  * a request's name), taken exactly as given (never trimmed).
  */
-export const requestId = text()
-  .min(1, "must not be empty")
-  .max(MAX_REQUEST_ID, `must be at most ${MAX_REQUEST_ID} characters`)
-  .refine((id) => id.length === 0 || !isBlank(id), "must not be blank (only white space)");
+export const requestId = callerId(MAX_REQUEST_ID);
 /** A write's precondition: the session's current branch (and its head position) as the caller last saw them. */
 export const ifAt = z.strictObject({
   branchId: name(),

@@ -107,17 +107,17 @@ export function* plannedPutBacks(
       paths.set(path, { found: id, same, known: captured.has(path), inTarget, ...(uncertain.has(path) ? { uncertain: true } : {}) });
     }
   }
-  const lost = { ...(yield* lostOver(tx, sessionId, undone)), ...(yield* takenBackOver(tx, sessionId, over, paths)) };
+  const refusals = { ...(yield* lostOver(tx, sessionId, undone)), ...(yield* takenBackOver(tx, sessionId, over, paths)) };
   const replays = new Set<string>();
   const ws = replayed.length > 0 ? yield* tx.getWorkspace(sessionId) : undefined;
   for (const call of replayed) {
     const written = yield* tx.callPaths(call.id);
-    if (written === undefined) return { paths, replays: "all", recorded, ...lost };
+    if (written === undefined) return { paths, replays: "all", recorded, ...refusals };
     for (const path of written) replays.add(path);
     // Its run changed no file: run again, it may write where its arguments name (see `replayPaths`).
     for (const path of written.length === 0 && ws ? namedPaths(ws.dir, call.args) : []) replays.add(path);
   }
-  return { paths, replays, recorded, ...lost };
+  return { paths, replays, recorded, ...refusals };
 }
 
 /**

@@ -129,11 +129,10 @@ function mayStop(planned: MovePlan, ...reasons: (string | undefined)[]): { maySt
   return all.length > 0 ? { mayStop: all.join("; or ") } : {};
 }
 
-/** Whether anything is at `path` (relative to `dir`), not through a link. */
+/** Whether anything is at `path` (relative to `dir`), not through a link (a file on the way: nothing). */
 function existsIn(dir: string, path: string): boolean {
   try {
-    lstatSync(join(dir, ...path.split("/")));
-    return true;
+    return lstatSync(join(dir, ...path.split("/")), { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }
