@@ -22,7 +22,7 @@ import { recordedIn, type Request } from "../requests/ledger.js";
 import { saveDriftBeforeTools } from "./force.js";
 import { heldInCheckpoints } from "./held-in-checkpoint.js";
 import { isReplannable, PLANNING_ATTEMPTS } from "./files-planned.js";
-import { refuseLinkedWrites } from "./linked-writes.js";
+import { refuseWritesInTheWay } from "./writes-in-the-way.js";
 import { computePlan } from "./move-plan.js";
 import type { BaseMoveSpec, MoveOutcome } from "./move-spec.js";
 import { stoppedPutBacks } from "./own-changes.js";
@@ -126,8 +126,8 @@ function* writesUnit(
   if (steps.undo.length + steps.replay.length === 0) return null;
   // Refused before any drift is saved, as the move's own planning would refuse it.
   refuseMove(steps, o);
-  // A step that writes through a symbolic link made by hand is refused, forced or not (see linked-writes.ts).
-  yield* refuseLinkedWrites(tx, ws, steps.undo, steps.replay);
+  // A step that writes through a link, or over what forkpoint does not capture, is refused (see writes-in-the-way.ts).
+  yield* refuseWritesInTheWay(tx, ws, steps.undo, steps.replay, ctx.limits.maxPayloadBytes);
   const { writes, keep, expected, named, recorded, lost } = yield* writtenPaths(tx, ws, steps.undo, steps.replay);
   refuseLostSaves(ws, lost);
   const stopped = yield* stoppedPutBacks(tx, session.id, base);

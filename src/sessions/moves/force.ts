@@ -62,7 +62,7 @@ export async function saveDriftBeforeTools(
 ): Promise<SavedDrift | null> {
   // The files as forkpoint last saw them, "restored": no change, only the checks (drift, calls under way). Drift is
   // left as it is ("leave"): a link or folder in its way blocks no write here, the calls' own paths are checked for
-  // links (see linked-writes.ts).
+  // links and what forkpoint does not capture (see writes-in-the-way.ts).
   const found = (await prepareRestore(ctx, ws, ws.manifestId, "leave")).drifted;
   const drifted = [...found, ...changed.filter((p) => !found.includes(p))];
   const over = drifted.filter((p) => !keep.has(p) && (reach === "all" || reaches(reach, p)));

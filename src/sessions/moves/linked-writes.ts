@@ -3,13 +3,12 @@
 // forced or not. Links elsewhere in the workspace are left as they are: no step writes there.
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
-import { ConflictError } from "../../models/errors.js";
 import type { ToolInvocation } from "../../models/types.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import { DRIFTED_ONLY } from "../workspace/absorb.js";
 
 /** A path a step writes, and the step: the call, undone or replayed. */
-interface StepWrite {
+export interface StepWrite {
   path: string;
   call: string;
   undo: boolean;
@@ -22,7 +21,7 @@ interface StepWrite {
  * now was made since. A call whose run changed no file names none here: its arguments may name a link the workspace
  * had all along, which it went through as it ran.
  */
-function* stepWrites(tx: Tx, undos: readonly ToolInvocation[], replays: readonly ToolInvocation[]): Step<StepWrite[]> {
+export function* stepWrites(tx: Tx, undos: readonly ToolInvocation[], replays: readonly ToolInvocation[]): Step<StepWrite[]> {
   const out: StepWrite[] = [];
   const steps = [...undos.map((call) => ({ call, undo: true })), ...replays.map((call) => ({ call, undo: false }))];
   for (const { call, undo } of steps) {
@@ -58,18 +57,12 @@ function linkOnWay(dir: string, path: string, seen: Map<string, boolean>): strin
 }
 
 /**
- * Why the steps of `undos` and `replays` may not run on workspace `ws` (see the file's comment), or undefined: the
- * first path one of them writes through a symbolic link, in the order they run.
+ * Why the steps writing `writes` (see `stepWrites`) may not run on workspace `ws` (see the file's comment), or
+ * undefined: the first path one of them writes through a symbolic link, in the order they run.
  */
-export function* linkedWrite(
-  tx: Tx,
-  ws: WorkspaceRow,
-  undos: readonly ToolInvocation[],
-  replays: readonly ToolInvocation[],
-): Step<string | undefined> {
-  if (undos.length + replays.length === 0) return undefined;
+export function linkedWrite(ws: WorkspaceRow, writes: readonly StepWrite[]): string | undefined {
   const seen = new Map<string, boolean>();
-  for (const { path, call, undo } of yield* stepWrites(tx, undos, replays)) {
+  for (const { path, call, undo } of writes) {
     const link = linkOnWay(ws.dir, path, seen);
     if (link === undefined) continue;
     const what = link === "" ? `the workspace ${ws.dir} itself is a symbolic link` : `${link} is a symbolic link`;
@@ -80,15 +73,4 @@ export function* linkedWrite(
     );
   }
   return undefined;
-}
-
-/** Refuses a move whose steps write through a symbolic link (see `linkedWrite`), forced or not: `WORKSPACE_DRIFT`. */
-export function* refuseLinkedWrites(
-  tx: Tx,
-  ws: WorkspaceRow,
-  undos: readonly ToolInvocation[],
-  replays: readonly ToolInvocation[],
-): Step<void> {
-  const why = yield* linkedWrite(tx, ws, undos, replays);
-  if (why !== undefined) throw new ConflictError(why, "WORKSPACE_DRIFT");
 }

@@ -18,7 +18,7 @@ import { moveEvent, recordStay, sessionPosition } from "./history.js";
 import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { refuseDriftBeforeReplays } from "./drift-in-move.js";
 import { conversationDrift, refuseLostSaves, writtenPaths } from "./conversation-drift.js";
-import { refuseLinkedWrites } from "./linked-writes.js";
+import { refuseWritesInTheWay } from "./writes-in-the-way.js";
 import { filesTrackPlan } from "./files-track.js";
 import { computePlan } from "./move-plan.js";
 import { type BaseMoveSpec, type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
@@ -239,7 +239,7 @@ function* performMoveUnit(
   }
   if (selfSteps !== undefined) {
     refuseMove(selfSteps, o);
-    yield* refuseLinkedWrites(tx, ws, selfSteps.undo, selfSteps.replay);
+    yield* refuseWritesInTheWay(tx, ws, selfSteps.undo, selfSteps.replay, ctx.limits.maxPayloadBytes);
     if (selfSteps.undo.length > 0) refuseLostSaves(ws, (yield* writtenPaths(tx, ws, selfSteps.undo, [])).olderOver);
     // What the calls run on: the workspace, and the paths their runs changed.
     return { self: { ws, kind: base.kind, reach: yield* reachOf(ctx, tx, [...selfSteps.undo, ...selfSteps.replay]) } };
@@ -257,8 +257,8 @@ function* performMoveUnit(
     const snapshotAt = yield* snapshotPosition(tx, session.id, base.target, forkCheckpointId);
     const steps = (yield* computePlan(ctx, tx, session, base.target, snapshotAt)).steps;
     refuseMove(steps, o);
-    // A step that writes through a symbolic link made by hand is refused, forced or not (see linked-writes.ts).
-    if (session.hasWorkspace) yield* refuseLinkedWrites(tx, ws, steps.undo, steps.replay);
+    // A step that writes through a link, or over what forkpoint does not capture, is refused (see writes-in-the-way.ts).
+    if (session.hasWorkspace) yield* refuseWritesInTheWay(tx, ws, steps.undo, steps.replay, ctx.limits.maxPayloadBytes);
     // An older call's undo putting back the hand edit its run found over a later one put back: refused, forced or not.
     if (session.hasWorkspace) refuseLostSaves(ws, (yield* writtenPaths(tx, ws, steps.undo, [])).olderOver);
     replays = yield* reachOf(ctx, tx, steps.replay);

@@ -6,7 +6,7 @@ import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
 import { heldPutBacks } from "./own-changes.js";
-import { linkedWrite } from "./linked-writes.js";
+import { writesInTheWay } from "./writes-in-the-way.js";
 import type { PutBacks } from "./put-back.js";
 import {
   plannedConversationDrift,
@@ -38,10 +38,12 @@ export async function plannedRestore(
   restore: RestoreTarget | null,
 ): Promise<MovePlan> {
   const out = await plannedFiles(ctx, ref, planned, restore);
-  // A step that writes through a symbolic link made by hand refuses the move first, forced or not (see linked-writes.ts).
+  // A step that writes through a symbolic link, or over what forkpoint does not capture, made there by hand refuses the
+  // move first, forced or not (see writes-in-the-way.ts).
   const ws = restore === null ? undefined : "conversation" in restore ? restore.conversation.ws : restore.ws;
   const steps = planned.undone.length + planned.replayed.length > 0;
-  const linked = ws && steps && (await ctx.store.read((tx) => linkedWrite(tx, ws, planned.undone, planned.replayed)));
+  const linked =
+    ws && steps && (await ctx.store.read((tx) => writesInTheWay(tx, ws, planned.undone, planned.replayed, ctx.limits.maxPayloadBytes)));
   return linked ? { ...out, blocked: linked } : out;
 }
 

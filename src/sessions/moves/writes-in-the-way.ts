@@ -1,0 +1,70 @@
+// What stands where a move's undos and replays write, made there by hand, that no checkpoint can keep: a symbolic link
+// (see linked-writes.ts), or what forkpoint does not capture (a pipe, a socket, a device, a file over the size limit or
+// unreadable). A step would write over it or remove it unsaved, so the move is refused before its first step, forced or not.
+import { accessSync, constants, lstatSync, type BigIntStats } from "node:fs";
+import { join } from "node:path";
+import { ConflictError } from "../../models/errors.js";
+import type { ToolInvocation } from "../../models/types.js";
+import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import { linkedWrite, stepWrites, type StepWrite } from "./linked-writes.js";
+
+/** Why forkpoint cannot capture what `full` holds now (`maxBytes`: the largest file it stores), or undefined. */
+function uncaptured(full: string, maxBytes: number): string | undefined {
+  let st: BigIntStats | undefined;
+  try {
+    st = lstatSync(full, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined; // a file on the way (ENOTDIR): nothing is there to lose
+  }
+  if (!st || st.isDirectory() || st.isSymbolicLink()) return undefined;
+  if (!st.isFile()) return st.isFIFO() ? "a named pipe" : st.isSocket() ? "a socket" : "a device";
+  if (st.size > BigInt(maxBytes)) return `a file of ${st.size} bytes, over the limit of ${maxBytes} forkpoint stores`;
+  try {
+    accessSync(full, constants.R_OK);
+  } catch {
+    return "a file forkpoint cannot read";
+  }
+  return undefined;
+}
+
+/** The first of `writes` whose path holds what forkpoint does not capture, in the order the steps run, as a reason. */
+function uncapturedWrite(ws: WorkspaceRow, writes: readonly StepWrite[], maxBytes: number): string | undefined {
+  for (const { path, call, undo } of writes) {
+    const what = uncaptured(join(ws.dir, ...path.split("/")), maxBytes);
+    if (what === undefined) continue;
+    return (
+      `cannot run this move's tools on the workspace ${ws.dir}: ${path} is ${what}, made there since forkpoint last ` +
+      `captured it, and the ${undo ? "undo" : "replay"} of call ${call} writes it; no checkpoint can keep it (forcing ` +
+      "would not save it): move it away, then move"
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Why the undos of `undos` and the replays of `replays` may not run on workspace `ws` (see the file's comment), or
+ * undefined. `maxBytes`: the largest file forkpoint stores (`limits.maxPayloadBytes`).
+ */
+export function* writesInTheWay(
+  tx: Tx,
+  ws: WorkspaceRow,
+  undos: readonly ToolInvocation[],
+  replays: readonly ToolInvocation[],
+  maxBytes: number,
+): Step<string | undefined> {
+  if (undos.length + replays.length === 0) return undefined;
+  const writes = yield* stepWrites(tx, undos, replays);
+  return linkedWrite(ws, writes) ?? uncapturedWrite(ws, writes, maxBytes);
+}
+
+/** Refuses a move whose steps write where `writesInTheWay` finds something in the way, forced or not: `WORKSPACE_DRIFT`. */
+export function* refuseWritesInTheWay(
+  tx: Tx,
+  ws: WorkspaceRow,
+  undos: readonly ToolInvocation[],
+  replays: readonly ToolInvocation[],
+  maxBytes: number,
+): Step<void> {
+  const why = yield* writesInTheWay(tx, ws, undos, replays, maxBytes);
+  if (why !== undefined) throw new ConflictError(why, "WORKSPACE_DRIFT");
+}
