@@ -342,8 +342,8 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
   drift?: string[];
   /**
    * Why the move would be refused even with `force: true`: a link or a file forkpoint does not capture (a named pipe, a
-   * file over `maxPayloadBytes`) in the way of its restore (scope `"files"` or `"both"`) or where its undos and replays
-   * write (any scope: no checkpoint could keep it), or a hand edit one of its undos puts back that one of its replays
+   * file over `maxPayloadBytes`, a file the rules leave out now, changed since) in the way of its restore (scope `"files"`
+   * or `"both"`) or where its undos and replays write (any scope: no checkpoint could keep it), or a hand edit one of its undos puts back that one of its replays
    * writes over (any scope).
    */
   blocked?: string;

@@ -36,3 +36,39 @@ for (const kind of ["a named pipe", "a file over the size limit"])
       expect(kind === "a named pipe" ? st.isFIFO() : st.size).toBe(kind === "a named pipe" ? true : LIMIT + 1);
       expect({ branches: await s.branches(), checkpoints: (await s.listCheckpoints()).items }).toEqual(before);
     });
+
+for (const how of [".gitignore", "exclude"])
+  for (const scope of ["conversation", "both"] as const)
+    for (const edited of [true, false])
+      it(`a file the ${how} leaves out since the call wrote it, ${edited ? "then edited by hand" : "unchanged"}: a ${scope} rewind ${edited ? "is refused even when forced" : "goes on"}`, async () => {
+        const ws = tempDir("forkpoint-ignored-since-");
+        fs.writeFileSync(path.join(ws, ".gitignore"), "");
+        const { fp } = dbs.open({ tools: [write] as never[] });
+        const s = await fp.createSession({ userId: "u" });
+        await s.attachWorkspace(ws, { gitignore: true });
+        await s.append({ role: "user", content: "start" });
+        const c0 = await s.checkpoint({ name: "c0" });
+        const b = path.join(ws, "b.txt");
+        await s.invoke(write, { path: b, text: "x" });
+        if (how === ".gitignore") fs.writeFileSync(path.join(ws, ".gitignore"), "b.txt\n");
+        else await s.attachWorkspace(ws, { gitignore: true, exclude: ["b.txt"] });
+        if (edited) fs.writeFileSync(b, "by hand");
+        // A "both" rewind past the exclude change is refused for that (the target was captured under other rules).
+        if (how === "exclude" && scope === "both") {
+          await expect(s.plan({ checkpointId: c0.id, scope })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+          return;
+        }
+        const planned = await s.plan({ checkpointId: c0.id, scope });
+        if (!edited) {
+          expect(planned.blocked).toBeUndefined();
+          await s.rollback(c0.id, { scope, force: true });
+          expect(fs.existsSync(b)).toBe(false); // the call's own file, undone
+          return;
+        }
+        expect(planned.blocked).toContain("b.txt is left out by its rules now");
+        await expect(s.rollback(c0.id, { scope, force: true })).rejects.toMatchObject({
+          code: "WORKSPACE_DRIFT",
+          message: planned.blocked,
+        });
+        expect(fs.readFileSync(b, "utf8")).toBe("by hand");
+      });

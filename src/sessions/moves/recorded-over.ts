@@ -4,16 +4,14 @@
 // only while the file holds what that call's run left there, or content a checkpoint keeps; anything else (the hand
 // edit the recorded undo put back) stops the move, which a checkpoint keeping it (or a move with `force`, saving it
 // first) lets go on.
-import { createHash } from "node:crypto";
-import { lstatSync, readFileSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { ConflictError } from "../../models/errors.js";
 import type { MoveStepRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
-import { executableMode, fileIdOf } from "../workspace/file-id.js";
+import { diskFileId } from "../workspace/disk-file-id.js";
 import { namedPaths, reaches } from "../workspace/named-paths.js";
-import { codeOf } from "../workspace/walk.js";
 import { DRIFTED_ONLY } from "../workspace/absorb.js";
 import { heldInCheckpoints } from "./held-in-checkpoint.js";
 import type { MoveSpec } from "./move-spec.js";
@@ -55,7 +53,7 @@ export class RecordedUndos {
     const changed = new Map<string, string>();
     for (const [path, left] of reach.left) {
       if (!this.#by.has(path)) continue;
-      const now = fileId(reach.dir, path);
+      const now = diskFileId(reach.dir, path);
       if (namedFolder(reach.dir, path, left, now)) continue;
       // Not a file (a folder, a link, unreadable): no checkpoint holds it as such ("" is no file id).
       if (now !== left && now !== null) changed.set(path, now ?? "");
@@ -115,7 +113,7 @@ export function* recordedOverPlanned(
     if (by.size > 0) {
       const reach = yield* leftBy(tx, sessionId, step);
       const paths = [...(reach?.left ?? [])].flatMap(([path, left]) =>
-        by.has(path) && !namedFolder(reach!.dir, path, left, fileId(reach!.dir, path)) ? [path] : [],
+        by.has(path) && !namedFolder(reach!.dir, path, left, diskFileId(reach!.dir, path)) ? [path] : [],
       );
       if (paths.length > 0)
         out.push({ dir: reach!.dir, step: step.entryId, paths, calls: [...new Set(paths.map((path) => by.get(path)!))] });
@@ -141,7 +139,7 @@ export async function unsavedIn(
   const files = new Map<string, string>();
   const other: string[] = [];
   for (const path of paths) {
-    const now = fileId(ws.dir, path);
+    const now = diskFileId(ws.dir, path);
     if (now === undefined) other.push(path);
     else if (now !== null) files.set(path, now);
   }
@@ -224,17 +222,5 @@ function isFolder(dir: string, path: string): boolean {
     return lstatSync(join(dir, ...path.split("/"))).isDirectory();
   } catch {
     return false;
-  }
-}
-
-/** The file id of what `path` holds (null: no file; undefined: something else, a folder or a link, or unreadable). */
-function fileId(dir: string, path: string): string | null | undefined {
-  const full = join(dir, ...path.split("/"));
-  try {
-    const st = lstatSync(full);
-    if (!st.isFile()) return undefined;
-    return fileIdOf(createHash("sha256").update(readFileSync(full)).digest("hex"), executableMode(st.mode));
-  } catch (error) {
-    return codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR" ? null : undefined;
   }
 }

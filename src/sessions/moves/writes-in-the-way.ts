@@ -1,11 +1,17 @@
 // What stands where a move's undos and replays write, made there by hand, that no checkpoint can keep: a symbolic link
-// (see linked-writes.ts), or what forkpoint does not capture (a pipe, a socket, a device, a file over the size limit or
-// unreadable). A step would write over it or remove it unsaved, so the move is refused before its first step, forced or not.
-import { accessSync, constants, lstatSync, type BigIntStats } from "node:fs";
+// (see linked-writes.ts), what forkpoint does not capture (a pipe, a socket, a device, a file over the size limit or
+// unreadable), or a file the workspace's rules ignore now, changed since. A step would write over it or remove it
+// unsaved, so the move is refused before its first step, forced or not.
+import { accessSync, constants, lstatSync, readFileSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
 import { ConflictError } from "../../models/errors.js";
 import type { ToolInvocation } from "../../models/types.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import { diskFileId } from "../workspace/disk-file-id.js";
+import { makeRules } from "../workspace/rules.js";
+import { ignoreFactory } from "../workspace/state.js";
+import { ignoredFile } from "../workspace/target-rules.js";
+import { filesAt, TreeReader } from "../workspace/trees.js";
 import { linkedWrite, stepWrites, type StepWrite } from "./linked-writes.js";
 
 /** Why forkpoint cannot capture what `full` holds now (`maxBytes`: the largest file it stores), or undefined. */
@@ -41,6 +47,38 @@ function uncapturedWrite(ws: WorkspaceRow, writes: readonly StepWrite[], maxByte
   return undefined;
 }
 
+const textOrNull = (full: string): string | null => {
+  try {
+    return readFileSync(full, "utf8");
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The first of `writes` whose path the workspace's rules (its `exclude`, its .gitignore files) ignore now and that holds a
+ * file other than forkpoint last saw there and than the step's call left there: changed since the rules left it out,
+ * so no checkpoint holds it. Unchanged, a step writes over nothing forkpoint cannot give back.
+ */
+function* ignoredWrite(tx: Tx, ws: WorkspaceRow, writes: readonly StepWrite[]): Step<string | undefined> {
+  const rules = makeRules(ws.dir, JSON.parse(ws.exclude) as string[], ws.gitignore, ignoreFactory, textOrNull);
+  const ignored = writes.filter((w) => ignoredFile(rules, w.path));
+  if (ignored.length === 0) return undefined;
+  const reader = new TreeReader();
+  const seen = yield* filesAt(tx, reader, yield* reader.rootOf(tx, ws.manifestId), new Set(ignored.map((w) => w.path)));
+  for (const { path, call, undo } of ignored) {
+    const now = diskFileId(ws.dir, path);
+    if (now === null || now === undefined || now === seen.get(path)) continue;
+    if (now === (yield* tx.callOutputs(call))?.get(path)) continue;
+    return (
+      `cannot run this move's tools on the workspace ${ws.dir}: ${path} is left out by its rules now (exclude or ` +
+      `.gitignore) and changed since forkpoint last captured it, and the ${undo ? "undo" : "replay"} of call ${call} ` +
+      "writes it; no checkpoint can keep it (forcing would not save it): move it away, or stop leaving it out, then move"
+    );
+  }
+  return undefined;
+}
+
 /**
  * Why the undos of `undos` and the replays of `replays` may not run on workspace `ws` (see the file's comment), or
  * undefined. `maxBytes`: the largest file forkpoint stores (`limits.maxPayloadBytes`).
@@ -54,7 +92,7 @@ export function* writesInTheWay(
 ): Step<string | undefined> {
   if (undos.length + replays.length === 0) return undefined;
   const writes = yield* stepWrites(tx, undos, replays);
-  return linkedWrite(ws, writes) ?? uncapturedWrite(ws, writes, maxBytes);
+  return linkedWrite(ws, writes) ?? uncapturedWrite(ws, writes, maxBytes) ?? (yield* ignoredWrite(tx, ws, writes));
 }
 
 /** Refuses a move whose steps write where `writesInTheWay` finds something in the way, forced or not: `WORKSPACE_DRIFT`. */

@@ -11,7 +11,7 @@ import { ignoreFactory } from "./state.js";
 const isGitignore = (path: string) => path === ".gitignore" || path.endsWith("/.gitignore");
 
 /** Whether `rules` leave `path` (a file) out, its folders asked first, as a walk asks. */
-function ignoredFile(rules: Rules, path: string): boolean {
+export function ignoredFile(rules: Rules, path: string): boolean {
   const parts = path.split("/");
   for (let i = 1; i < parts.length; i++) if (rules.ignored(parts.slice(0, i).join("/"), true)) return true;
   return rules.ignored(path, false);
