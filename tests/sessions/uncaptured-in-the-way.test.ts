@@ -72,3 +72,30 @@ for (const how of [".gitignore", "exclude"])
         });
         expect(fs.readFileSync(b, "utf8")).toBe("by hand");
       });
+
+for (const scope of ["conversation", "both"] as const)
+  it(`a hard link to a file outside, made by hand where a call wrote: a ${scope} rewind is refused even when forced, the outside file untouched`, async () => {
+    const ws = tempDir("forkpoint-hard-link-");
+    const outside = path.join(tempDir("forkpoint-outside-"), "secret.txt");
+    fs.writeFileSync(outside, "secret");
+    const { fp } = dbs.open({ tools: [write] as never[] });
+    const s = await fp.createSession({ userId: "u" });
+    const b = path.join(ws, "b.txt");
+    fs.writeFileSync(b, "old");
+    await s.attachWorkspace(ws);
+    await s.append({ role: "user", content: "start" });
+    const c0 = await s.checkpoint({ name: "c0" });
+    await s.invoke(write, { path: b, text: "x" });
+    fs.rmSync(b);
+    fs.linkSync(outside, b);
+
+    const planned = await s.plan({ checkpointId: c0.id, scope });
+    expect(planned.blocked).toContain("b.txt has other hard links");
+    await expect(s.rollback(c0.id, { scope, force: true })).rejects.toMatchObject({ code: "WORKSPACE_DRIFT", message: planned.blocked });
+    expect(fs.readFileSync(outside, "utf8")).toBe("secret");
+    // A plain copy there instead: the rewind goes on and puts back what the call found.
+    fs.rmSync(b);
+    fs.copyFileSync(outside, b);
+    await s.rollback(c0.id, { scope, force: true });
+    expect([fs.readFileSync(b, "utf8"), fs.readFileSync(outside, "utf8")]).toEqual(["old", "secret"]);
+  });

@@ -1,7 +1,7 @@
 // What stands where a move's undos and replays write, made there by hand, that no checkpoint can keep: a symbolic link
-// (see linked-writes.ts), what forkpoint does not capture (a pipe, a socket, a device, a file over the size limit or
-// unreadable), or a file the workspace's rules ignore now, changed since. A step would write over it or remove it
-// unsaved, so the move is refused before its first step, forced or not.
+// (see linked-writes.ts) or a hard link, changed since; what forkpoint does not capture (a pipe, a socket, a device, a
+// file over the size limit or unreadable); a file the workspace's rules ignore now, changed since. A step would write
+// over it unsaved, or through it, so the move is refused before its first step, forced or not.
 import { accessSync, constants, lstatSync, readFileSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
 import { ConflictError } from "../../models/errors.js";
@@ -56,27 +56,65 @@ const textOrNull = (full: string): string | null => {
 };
 
 /**
- * The first of `writes` whose path the workspace's rules (its `exclude`, its .gitignore files) ignore now and that holds a
- * file other than forkpoint last saw there and than the step's call left there: changed since the rules left it out,
- * so no checkpoint holds it. Unchanged, a step writes over nothing forkpoint cannot give back.
+ * The first of `candidates` whose path holds a file other than forkpoint last saw there and than the step's call left
+ * there: changed by hand since (unchanged, a step writes over nothing forkpoint cannot give back).
+ */
+function* changedSince(tx: Tx, ws: WorkspaceRow, candidates: readonly StepWrite[]): Step<StepWrite | undefined> {
+  if (candidates.length === 0) return undefined;
+  const reader = new TreeReader();
+  const seen = yield* filesAt(tx, reader, yield* reader.rootOf(tx, ws.manifestId), new Set(candidates.map((w) => w.path)));
+  for (const write of candidates) {
+    const now = diskFileId(ws.dir, write.path);
+    if (now === null || now === undefined || now === seen.get(write.path)) continue;
+    if (now !== (yield* tx.callOutputs(write.call))?.get(write.path)) return write;
+  }
+  return undefined;
+}
+
+const stepText = (ws: WorkspaceRow, { path, call, undo }: StepWrite, what: string) =>
+  `cannot run this move's tools on the workspace ${ws.dir}: ${path} ${what}, and the ${undo ? "undo" : "replay"} of ` +
+  `call ${call} writes it`;
+
+/**
+ * A path the workspace's rules (its `exclude`, its .gitignore files) leave out now, changed since (see `changedSince`):
+ * no checkpoint holds it.
  */
 function* ignoredWrite(tx: Tx, ws: WorkspaceRow, writes: readonly StepWrite[]): Step<string | undefined> {
   const rules = makeRules(ws.dir, JSON.parse(ws.exclude) as string[], ws.gitignore, ignoreFactory, textOrNull);
-  const ignored = writes.filter((w) => ignoredFile(rules, w.path));
-  if (ignored.length === 0) return undefined;
-  const reader = new TreeReader();
-  const seen = yield* filesAt(tx, reader, yield* reader.rootOf(tx, ws.manifestId), new Set(ignored.map((w) => w.path)));
-  for (const { path, call, undo } of ignored) {
-    const now = diskFileId(ws.dir, path);
-    if (now === null || now === undefined || now === seen.get(path)) continue;
-    if (now === (yield* tx.callOutputs(call))?.get(path)) continue;
-    return (
-      `cannot run this move's tools on the workspace ${ws.dir}: ${path} is left out by its rules now (exclude or ` +
-      `.gitignore) and changed since forkpoint last captured it, and the ${undo ? "undo" : "replay"} of call ${call} ` +
-      "writes it; no checkpoint can keep it (forcing would not save it): move it away, or stop leaving it out, then move"
-    );
-  }
-  return undefined;
+  const found = yield* changedSince(
+    tx,
+    ws,
+    writes.filter((w) => ignoredFile(rules, w.path)),
+  );
+  if (found === undefined) return undefined;
+  return (
+    stepText(ws, found, "is left out by its rules now (exclude or .gitignore) and changed since forkpoint last captured it") +
+    "; no checkpoint can keep it (forcing would not save it): move it away, or stop leaving it out, then move"
+  );
+}
+
+/**
+ * A file with other hard links, changed since (see `changedSince`): a link made by hand, maybe to a file outside the
+ * workspace, which a tool writing in place would change too (forkpoint's own restore replaces a file, never writes in it).
+ */
+function* hardLinkedWrite(tx: Tx, ws: WorkspaceRow, writes: readonly StepWrite[]): Step<string | undefined> {
+  const linked = writes.filter((w) => {
+    try {
+      const st = lstatSync(join(ws.dir, ...w.path.split("/")), { throwIfNoEntry: false });
+      return st !== undefined && st.isFile() && st.nlink > 1;
+    } catch {
+      return false;
+    }
+  });
+  const found = yield* changedSince(tx, ws, linked);
+  if (found === undefined) return undefined;
+  return (
+    stepText(
+      ws,
+      found,
+      "has other hard links, and changed since forkpoint last captured it (a link made by hand, maybe to a file outside the workspace)",
+    ) + " in place, through them; forkpoint never writes through a link made there by hand: put a plain copy there, then move"
+  );
 }
 
 /**
@@ -92,7 +130,12 @@ export function* writesInTheWay(
 ): Step<string | undefined> {
   if (undos.length + replays.length === 0) return undefined;
   const writes = yield* stepWrites(tx, undos, replays);
-  return linkedWrite(ws, writes) ?? uncapturedWrite(ws, writes, maxBytes) ?? (yield* ignoredWrite(tx, ws, writes));
+  return (
+    linkedWrite(ws, writes) ??
+    uncapturedWrite(ws, writes, maxBytes) ??
+    (yield* ignoredWrite(tx, ws, writes)) ??
+    (yield* hardLinkedWrite(tx, ws, writes))
+  );
 }
 
 /** Refuses a move whose steps write where `writesInTheWay` finds something in the way, forced or not: `WORKSPACE_DRIFT`. */
