@@ -1,9 +1,10 @@
-// A hand-made file forkpoint cannot capture (a named pipe, a file over `maxPayloadBytes`) where a move's undo writes:
-// the move is refused before any step, forced or not, and the plan says so; the file stays as it is, nothing recorded.
+// What a move's undo cannot write over safely, made by hand where it writes (a named pipe, a file over `maxPayloadBytes`,
+// a file ignored since, a hard link, a folder): the move is refused before any step, forced or not, and the plan says so.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
+import { defineTool } from "../../src/index.js";
 import { write } from "../fixtures/put-back-tools.js";
 import { tempDir } from "../fixtures/file-tools.js";
 import { tempDatabases } from "../helpers.js";
@@ -99,3 +100,48 @@ for (const scope of ["conversation", "both"] as const)
     await s.rollback(c0.id, { scope, force: true });
     expect([fs.readFileSync(b, "utf8"), fs.readFileSync(outside, "utf8")]).toEqual(["old", "secret"]);
   });
+
+/** to_folder: makes the file at `path` a folder holding `in`; undo makes it the file it was. */
+const toFolder = defineTool<{ path: string }, { previous: string }>({
+  name: "to_folder",
+  run: ({ path: p }) => {
+    const previous = fs.readFileSync(p, "utf8");
+    fs.rmSync(p);
+    fs.mkdirSync(p);
+    fs.writeFileSync(path.join(p, "in"), "z");
+    return { previous };
+  },
+  undo: ({ args, result }) => {
+    fs.rmSync(args.path, { recursive: true });
+    fs.writeFileSync(args.path, result.previous);
+  },
+});
+
+for (const scope of ["conversation", "both"] as const)
+  for (const by of ["by hand", "by a call"])
+    it(`a folder made ${by} where a call wrote a file: a ${scope} rewind ${by === "by hand" ? "is refused even when forced" : "goes on"}`, async () => {
+      const ws = tempDir("forkpoint-folder-");
+      const { fp } = dbs.open({ tools: [write, toFolder] as never[] });
+      const s = await fp.createSession({ userId: "u" });
+      await s.attachWorkspace(ws);
+      await s.append({ role: "user", content: "start" });
+      const c0 = await s.checkpoint({ name: "c0" });
+      const b = path.join(ws, "b.txt");
+      await s.invoke(write, { path: b, text: "x" });
+      if (by === "by a call") await s.invoke(toFolder, { path: b });
+      else {
+        fs.rmSync(b);
+        fs.mkdirSync(b);
+        fs.writeFileSync(path.join(b, "in"), "by hand");
+      }
+      const planned = await s.plan({ checkpointId: c0.id, scope });
+      if (by === "by a call") {
+        expect(planned.blocked).toBeUndefined();
+        await s.rollback(c0.id, { scope });
+        expect(fs.existsSync(b)).toBe(false);
+        return;
+      }
+      expect(planned.blocked).toContain("b.txt is a folder now");
+      await expect(s.rollback(c0.id, { scope, force: true })).rejects.toMatchObject({ code: "WORKSPACE_DRIFT", message: planned.blocked });
+      expect(fs.readFileSync(path.join(b, "in"), "utf8")).toBe("by hand");
+    });

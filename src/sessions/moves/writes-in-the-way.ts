@@ -1,7 +1,8 @@
 // What stands where a move's undos and replays write, made there by hand, that no checkpoint can keep: a symbolic link
 // (see linked-writes.ts) or a hard link, changed since; what forkpoint does not capture (a pipe, a socket, a device, a
-// file over the size limit or unreadable); a file the workspace's rules ignore now, changed since. A step would write
-// over it unsaved, or through it, so the move is refused before its first step, forced or not.
+// file over the size limit or unreadable); a file the workspace's rules ignore now, changed since; a folder where a file
+// was. A step would write over it unsaved, through it, or fail on it partway, so the move is refused before its first
+// step, forced or not.
 import { accessSync, constants, lstatSync, readFileSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
 import { ConflictError } from "../../models/errors.js";
@@ -118,6 +119,25 @@ function* hardLinkedWrite(tx: Tx, ws: WorkspaceRow, writes: readonly StepWrite[]
 }
 
 /**
+ * A folder where forkpoint last saw a file that a step writes: made by hand since (a call that makes one records the
+ * change), and a tool writing or removing that file fails on it, partway through the move.
+ */
+function* folderWrite(tx: Tx, ws: WorkspaceRow, writes: readonly StepWrite[]): Step<string | undefined> {
+  const folders = writes.filter((w) => {
+    try {
+      return lstatSync(join(ws.dir, ...w.path.split("/")), { throwIfNoEntry: false })?.isDirectory() === true;
+    } catch {
+      return false;
+    }
+  });
+  if (folders.length === 0) return undefined;
+  const reader = new TreeReader();
+  const seen = yield* filesAt(tx, reader, yield* reader.rootOf(tx, ws.manifestId), new Set(folders.map((w) => w.path)));
+  const found = folders.find((w) => seen.has(w.path));
+  return found && `${stepText(ws, found, "is a folder now, made since forkpoint last saw a file there")}: move it away, then move`;
+}
+
+/**
  * Why the undos of `undos` and the replays of `replays` may not run on workspace `ws` (see the file's comment), or
  * undefined. `maxBytes`: the largest file forkpoint stores (`limits.maxPayloadBytes`).
  */
@@ -134,7 +154,8 @@ export function* writesInTheWay(
     linkedWrite(ws, writes) ??
     uncapturedWrite(ws, writes, maxBytes) ??
     (yield* ignoredWrite(tx, ws, writes)) ??
-    (yield* hardLinkedWrite(tx, ws, writes))
+    (yield* hardLinkedWrite(tx, ws, writes)) ??
+    (yield* folderWrite(tx, ws, writes))
   );
 }
 
