@@ -3,8 +3,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { readOrNull } from "../fixtures/file-tools.js";
-import { putBackSession } from "../fixtures/put-back-tools.js";
+import { readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { defineTool } from "../../src/index.js";
+import { put, putBackSession } from "../fixtures/put-back-tools.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -28,4 +29,33 @@ for (const previous of ["by hand", "a"])
       expect(moved.files?.kept).toBeUndefined();
       expect(readOrNull(a)).toBe("a");
     }
+  });
+
+/** gen: a command run in `cwd` (recorded only), writing files there; undo puts back what each held. */
+const gen = defineTool<{ cwd: string; cmd: string }, { before: Record<string, string | null> }>({
+  name: "gen",
+  run: () => {
+    throw new Error("recorded only");
+  },
+  undo: ({ args, result }) => {
+    for (const [rel, text] of Object.entries(result.before)) put(path.join(args.cwd, rel), text);
+  },
+});
+
+for (const cwd of ["the workspace", "a folder in it"])
+  it(`a recorded command run in ${cwd}: the plan's mayKeep names the files it wrote, never a folder`, async () => {
+    const ws = tempDir("forkpoint-plan-may-keep-folder-");
+    fs.mkdirSync(path.join(ws, "sub"));
+    const { fp } = dbs.open({ tools: [gen] as never[] });
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    await s.append({ role: "user", content: "start" });
+    const c0 = await s.checkpoint({ name: "c0" });
+    const dir = cwd === "the workspace" ? ws : path.join(ws, "sub");
+    fs.writeFileSync(path.join(dir, "out.txt"), "generated"); // ran elsewhere, recorded
+    await s.recordToolCall({ tool: "gen", args: { cwd: dir, cmd: "make" }, result: { before: { "out.txt": null } } });
+
+    const planned = await s.plan({ checkpointId: c0.id, scope: "both" });
+    const out = cwd === "the workspace" ? "out.txt" : "sub/out.txt";
+    expect(planned.files?.mayKeep).toEqual([out]);
   });

@@ -131,10 +131,12 @@ function mayStop(planned: MovePlan, ...reasons: (string | undefined)[]): { maySt
   return all.length > 0 ? { mayStop: all.join("; or ") } : {};
 }
 
-/** Whether anything is at `path` (relative to `dir`), not through a link (a file on the way: nothing). */
+/** Whether anything but a folder is at `path` (relative to `dir`), not through a link (a file on the way: nothing). */
 function existsIn(dir: string, path: string): boolean {
   try {
-    return lstatSync(join(dir, ...path.split("/")), { throwIfNoEntry: false }) !== undefined;
+    const st = lstatSync(join(dir, ...path.split("/")), { throwIfNoEntry: false });
+    // A folder its arguments name (a command's cwd) is no file its undo writes: the files under it are named apart.
+    return st !== undefined && !st.isDirectory();
   } catch {
     return false;
   }
