@@ -135,11 +135,18 @@ export const routes: Record<string, Route> = {
     return { ...diff, files };
   },
   "GET /api/versions": async (fp, req) => (await session(fp, req)).versions(param(req, "message")),
-  /** The plan, and `at`: where the session was when it was made (the `ifAt` to send with the move). */
+  /**
+   * The plan, `at`: where the session was when it was made (the `ifAt` to send with the move), and `workspace`: the
+   * directory attached to the session, or null.
+   */
   "POST /api/plan": async (fp, req) => {
     const s = await session(fp, req);
     const target = planTarget(req);
-    return sessionEngine(s).run((ctx, ref) => planAt(ctx, ref, target));
+    // The workspace's directory: the page's moves are the conversation's, and say they leave its files as they are.
+    return sessionEngine(s).run(async (ctx, ref) => ({
+      ...(await planAt(ctx, ref, target)),
+      workspace: (await ctx.store.read((tx) => tx.getWorkspace(ref.id)))?.dir ?? null,
+    }));
   },
   "POST /api/rollback": async (fp, req, allowWrites) => {
     refuseWrites(allowWrites);

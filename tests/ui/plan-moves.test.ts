@@ -221,4 +221,25 @@ export const put = defineTool({
     expect(await plan.getByTestId("stopped-undone").textContent()).toContain('"ok"');
     expect(worldLines()).toEqual(["undo ok"]);
   });
+
+  it("says a rollback of a session with a workspace leaves its files as they are, before and after it", async () => {
+    const ids = await seeded("with a workspace");
+    const plain = await planRollback(ids, 2);
+    expect(await plain.getByTestId("plan-files").count()).toBe(0);
+
+    const ws = mkdtempSync(join(dir, "ws-"));
+    writeFileSync(join(ws, "a.txt"), "kept");
+    const fp = openForkpoint({ path: db, tools: [put] });
+    try {
+      await (await fp.getSession(ids.session, { userId: "alice" })).attachWorkspace(ws);
+    } finally {
+      await fp.close();
+    }
+    const plan = await planRollback(ids, 2);
+    await expect.poll(() => plan.getByTestId("plan-files").textContent()).toContain(`leaves the files of the workspace ${ws} as they are`);
+    writeFileSync(join(ws, "a.txt"), "changed after the checkpoint");
+    await plan.getByTestId("perform-move").click();
+    await expect.poll(() => plan.getByTestId("move-done").textContent()).toContain("; workspace files left as they are)");
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("changed after the checkpoint");
+  });
 });

@@ -47,7 +47,8 @@ export function PlanPanel(props: {
       target.kind === "rollback" ? api.rollback(user, session, target.id, plan.at) : api.switch(user, session, target.id, plan.at);
     move
       .then((r) => {
-        setDone(`Done: now on branch ${r.branch.id.slice(-6)} (${r.undone.length} undone, ${r.replayed.length} replayed)`);
+        const files = plan.workspace ? "; workspace files left as they are" : "";
+        setDone(`Done: now on branch ${r.branch.id.slice(-6)} (${r.undone.length} undone, ${r.replayed.length} replayed${files})`);
         props.onMoved();
       }, setError)
       .finally(() => {
@@ -108,6 +109,13 @@ export function PlanPanel(props: {
             The world would be at position {plan.branch.position}
             {plan.branch.id ? ` on branch ${plan.branch.id.slice(-6)} (no branch is made)` : ", on a new branch"}.
           </p>
+          {plan.workspace && (
+            <p className="muted" data-testid="plan-files">
+              Files: this {target.kind} moves the conversation and runs its tools' undo and replay; it leaves the files of the workspace{" "}
+              <Bdi>{plan.workspace}</Bdi> as they are otherwise. To move them with it, use the CLI (<code>--scope both</code>) or the MCP
+              server&apos;s rollback.
+            </p>
+          )}
           <h3>Undone ({plan.undone.length})</h3>
           <Tools tools={plan.undone} testid="plan-undone" />
           <h3>Replayed ({plan.replayed.length})</h3>

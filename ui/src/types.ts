@@ -106,9 +106,10 @@ export interface MovePlan {
   unregistered?: ToolInvocation[];
   leftBehind?: { position: number; kind?: string }[];
 }
-/** `/api/plan`'s answer: the plan, and where the session was when it was made (the move's `ifAt`). */
+/** `/api/plan`'s answer: the plan, where the session was when it was made (the move's `ifAt`), and its workspace's directory. */
 export interface PlanAt extends MovePlan {
   at: { branchId: string; head: number };
+  workspace: string | null;
 }
 export interface MoveResult extends Omit<MovePlan, "branch"> {
   branch: Branch;
