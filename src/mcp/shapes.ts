@@ -35,8 +35,11 @@ export const moveOf = (r: MoveResult): MoveOut => ({
 /** A checkpoint as a line names it: `cp_abc "before the refactor"`. */
 export const named = (c: { id: string; name: string | null }): string => (c.name ? `${c.id} ${JSON.stringify(c.name)}` : c.id);
 
-/** Characters that would break a line, or hide in one: line breaks and other control characters, line separators. */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+/**
+ * Characters that would break a line, or hide in one: line breaks and other control characters, line separators, and
+ * the bidirectional controls (an override reverses the text after it), as the CLI escapes them.
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 const escaped = (c: string): string =>
   c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "\t" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;

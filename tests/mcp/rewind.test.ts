@@ -194,8 +194,8 @@ describe("what the lines say", () => {
     expect(await refused(client, "diff", { from: "two", to: "nope" })).toMatch(/^NOT_FOUND: /);
   });
 
-  it("file names with line breaks or other control characters stay on the line, quoted", async () => {
-    const names = ["new\nline.txt", "carriage\rreturn.txt", "tab\there.txt", "sep\u2028arator.txt", "plain.txt"];
+  it("file names with line breaks, bidi overrides or other control characters stay on the line, quoted", async () => {
+    const names = ["new\nline.txt", "carriage\rreturn.txt", "tab\there.txt", "sep\u2028arator.txt", "rtl\u202eoverride.txt", "plain.txt"];
     for (const n of names) write(ws, n, "1\n");
     server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
     const { client } = server;
@@ -207,9 +207,10 @@ describe("what the lines say", () => {
       await call(client, "rollback", { checkpoint: "one", force: true }),
     ]) {
       const line = lineOf(r);
-      expect(line).not.toMatch(/[\n\r\t\u2028]/);
+      expect(line).not.toMatch(/[\n\r\t\u2028\u202e]/);
       expect(line).toContain(String.raw`"new\nline.txt"`);
       expect(line).toContain(String.raw`"carriage\rreturn.txt"`);
+      expect(line).toContain(String.raw`"rtl\u202eoverride.txt"`);
     }
     const diff = await ok(client, "diff", { from: "one", to: "disk" });
     expect(diff.modified).toEqual([]);
