@@ -63,7 +63,12 @@ export const countOf = (n: number, one: string, many = `${one}s`) => `${n} ${n =
 export function moveTail(m: MoveOut): string {
   const parts = [`${countOf(m.files.written.length, "file")} written, ${m.files.deleted.length} deleted`];
   if (m.files.kept.length > 0)
-    parts.push(`${paths(m.files.kept)} changed while it ran: kept as they are now (not checkpointed; checkpoint {} keeps them)`);
+    // Kept for several reasons (a change by hand found as it ran, or one an undo put back, a failed undo's file):
+    // said as what the agent needs, not as one of them.
+    parts.push(
+      `${paths(m.files.kept)} kept as they are now, not as the checkpoint has them (changed by hand, or put back by ` +
+        "an undo; not checkpointed: checkpoint {} keeps them)",
+    );
   if (m.savedDrift) parts.push(`changed files first saved in checkpoint ${m.savedDrift.checkpointId} (${paths(m.savedDrift.files)})`);
   if (m.tools.undone.length > 0) parts.push(`undid ${paths(m.tools.undone)}`);
   if (m.tools.replayed.length > 0) parts.push(`replayed ${paths(m.tools.replayed)}`);

@@ -52,8 +52,9 @@ describe.each(stores)("on %s", (_store, database) => {
         /write back 0 files and delete 0; keep 1 file as it is \(a\.txt\): its undos put back changes made there by hand/,
       );
     }
-    const done = await ok(server.client, "rollback", { checkpoint: "one", force: true });
-    expect(done.files).toEqual({ written: [], deleted: [], kept: ["a.txt"] });
+    const done = await call(server.client, "rollback", { checkpoint: "one", force: true });
+    expect((done.structuredContent as { files: unknown }).files).toEqual({ written: [], deleted: [], kept: ["a.txt"] });
+    expect(lineOf(done)).toContain("a.txt kept as they are now, not as the checkpoint has them (changed by hand, or put back by an undo;");
     expect(filesIn(ws)).toEqual({ "a.txt": "HAND\n" });
   });
 });
