@@ -56,7 +56,8 @@ export function* checkpointFiles(tx: Tx, checkpointId: string, field: string): S
   if (!files)
     throw new ValidationError(
       field,
-      `checkpoint ${checkpointId} holds no files (automatic checkpoints, and those taken without a workspace, capture none)`,
+      `checkpoint ${checkpointId} holds no files (automatic checkpoints, and those taken without a workspace, capture ` +
+        "none; nor do an imported or cloned session's: exports carry no files)",
     );
   return files;
 }
