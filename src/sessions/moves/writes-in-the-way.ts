@@ -15,14 +15,22 @@ import { ignoredFile } from "../workspace/target-rules.js";
 import { filesAt, TreeReader } from "../workspace/trees.js";
 import { linkedWrite, stepWrites, type StepWrite } from "./linked-writes.js";
 
-/** Why forkpoint cannot capture what `full` holds now (`maxBytes`: the largest file it stores), or undefined. */
-function uncaptured(full: string, maxBytes: number): string | undefined {
-  let st: BigIntStats | undefined;
-  try {
-    st = lstatSync(full, { bigint: true, throwIfNoEntry: false });
-  } catch {
-    return undefined; // a file on the way (ENOTDIR): nothing is there to lose
+/** What each path of `writes` holds now, as `lstat` says (undefined: nothing, or a file on the way): read once. */
+function statsOf(ws: WorkspaceRow, writes: readonly StepWrite[]): Map<string, BigIntStats | undefined> {
+  const out = new Map<string, BigIntStats | undefined>();
+  for (const { path } of writes) {
+    if (out.has(path)) continue;
+    try {
+      out.set(path, lstatSync(join(ws.dir, ...path.split("/")), { bigint: true, throwIfNoEntry: false }));
+    } catch {
+      out.set(path, undefined); // a file on the way (ENOTDIR): nothing is there to lose
+    }
   }
+  return out;
+}
+
+/** Why forkpoint cannot capture `st`, what `full` holds (`maxBytes`: the largest file it stores), or undefined. */
+function uncaptured(full: string, st: BigIntStats | undefined, maxBytes: number): string | undefined {
   if (!st || st.isDirectory() || st.isSymbolicLink()) return undefined;
   if (!st.isFile()) return st.isFIFO() ? "a named pipe" : st.isSocket() ? "a socket" : "a device";
   if (st.size > BigInt(maxBytes)) return `a file of ${st.size} bytes, over the limit of ${maxBytes} forkpoint stores`;
@@ -34,19 +42,9 @@ function uncaptured(full: string, maxBytes: number): string | undefined {
   return undefined;
 }
 
-/** The first of `writes` whose path holds what forkpoint does not capture, in the order the steps run, as a reason. */
-function uncapturedWrite(ws: WorkspaceRow, writes: readonly StepWrite[], maxBytes: number): string | undefined {
-  for (const { path, call, undo } of writes) {
-    const what = uncaptured(join(ws.dir, ...path.split("/")), maxBytes);
-    if (what === undefined) continue;
-    return (
-      `cannot run this move's tools on the workspace ${ws.dir}: ${path} is ${what}, made there since forkpoint last ` +
-      `captured it, and the ${undo ? "undo" : "replay"} of call ${call} writes it; no checkpoint can keep it (forcing ` +
-      "would not save it): move it away, then move"
-    );
-  }
-  return undefined;
-}
+const stepText = (ws: WorkspaceRow, { path, call, undo }: StepWrite, what: string) =>
+  `cannot run this move's tools on the workspace ${ws.dir}: ${path} ${what}, and the ${undo ? "undo" : "replay"} of ` +
+  `call ${call} writes it`;
 
 const textOrNull = (full: string): string | null => {
   try {
@@ -57,13 +55,15 @@ const textOrNull = (full: string): string | null => {
 };
 
 /**
- * The first of `candidates` whose path holds a file other than forkpoint last saw there and than the step's call left
- * there: changed by hand since (unchanged, a step writes over nothing forkpoint cannot give back).
+ * The first of `candidates` whose path holds a file other than forkpoint last saw there (`seen`) and than the step's
+ * call left there: changed by hand since (unchanged, a step writes over nothing forkpoint cannot give back).
  */
-function* changedSince(tx: Tx, ws: WorkspaceRow, candidates: readonly StepWrite[]): Step<StepWrite | undefined> {
-  if (candidates.length === 0) return undefined;
-  const reader = new TreeReader();
-  const seen = yield* filesAt(tx, reader, yield* reader.rootOf(tx, ws.manifestId), new Set(candidates.map((w) => w.path)));
+function* changedSince(
+  tx: Tx,
+  ws: WorkspaceRow,
+  candidates: readonly StepWrite[],
+  seen: ReadonlyMap<string, string>,
+): Step<StepWrite | undefined> {
   for (const write of candidates) {
     const now = diskFileId(ws.dir, write.path);
     if (now === null || now === undefined || now === seen.get(write.path)) continue;
@@ -72,69 +72,45 @@ function* changedSince(tx: Tx, ws: WorkspaceRow, candidates: readonly StepWrite[
   return undefined;
 }
 
-const stepText = (ws: WorkspaceRow, { path, call, undo }: StepWrite, what: string) =>
-  `cannot run this move's tools on the workspace ${ws.dir}: ${path} ${what}, and the ${undo ? "undo" : "replay"} of ` +
-  `call ${call} writes it`;
-
 /**
- * A path the workspace's rules (its `exclude`, its .gitignore files) leave out now, changed since (see `changedSince`):
- * no checkpoint holds it.
+ * Why a step may not write where forkpoint cannot keep what is there (see the file's comment), in the order of the
+ * checks, each over the steps in the order they run; undefined when nothing is in the way.
  */
-function* ignoredWrite(tx: Tx, ws: WorkspaceRow, writes: readonly StepWrite[]): Step<string | undefined> {
+function* uncapturedInTheWay(tx: Tx, ws: WorkspaceRow, writes: readonly StepWrite[], maxBytes: number): Step<string | undefined> {
+  const stats = statsOf(ws, writes);
+  for (const write of writes) {
+    const what = uncaptured(join(ws.dir, ...write.path.split("/")), stats.get(write.path), maxBytes);
+    if (what !== undefined)
+      return `${stepText(ws, write, `is ${what}, made there since forkpoint last captured it`)}; no checkpoint can keep it (forcing would not save it): move it away, then move`;
+  }
   const rules = makeRules(ws.dir, JSON.parse(ws.exclude) as string[], ws.gitignore, ignoreFactory, textOrNull);
-  const found = yield* changedSince(
-    tx,
-    ws,
-    writes.filter((w) => ignoredFile(rules, w.path)),
-  );
-  if (found === undefined) return undefined;
-  return (
-    stepText(ws, found, "is left out by its rules now (exclude or .gitignore) and changed since forkpoint last captured it") +
-    "; no checkpoint can keep it (forcing would not save it): move it away, or stop leaving it out, then move"
-  );
-}
-
-/**
- * A file with other hard links, changed since (see `changedSince`): a link made by hand, maybe to a file outside the
- * workspace, which a tool writing in place would change too (forkpoint's own restore replaces a file, never writes in it).
- */
-function* hardLinkedWrite(tx: Tx, ws: WorkspaceRow, writes: readonly StepWrite[]): Step<string | undefined> {
-  const linked = writes.filter((w) => {
-    try {
-      const st = lstatSync(join(ws.dir, ...w.path.split("/")), { throwIfNoEntry: false });
-      return st !== undefined && st.isFile() && st.nlink > 1;
-    } catch {
-      return false;
-    }
-  });
-  const found = yield* changedSince(tx, ws, linked);
-  if (found === undefined) return undefined;
-  return (
-    stepText(
-      ws,
-      found,
-      "has other hard links, and changed since forkpoint last captured it (a link made by hand, maybe to a file outside the workspace)",
-    ) + " in place, through them; forkpoint never writes through a link made there by hand: put a plain copy there, then move"
-  );
-}
-
-/**
- * A folder where forkpoint last saw a file that a step writes: made by hand since (a call that makes one records the
- * change), and a tool writing or removing that file fails on it, partway through the move.
- */
-function* folderWrite(tx: Tx, ws: WorkspaceRow, writes: readonly StepWrite[]): Step<string | undefined> {
-  const folders = writes.filter((w) => {
-    try {
-      return lstatSync(join(ws.dir, ...w.path.split("/")), { throwIfNoEntry: false })?.isDirectory() === true;
-    } catch {
-      return false;
-    }
-  });
-  if (folders.length === 0) return undefined;
+  // Left out by the rules now; a file with other hard links (maybe to one outside, which a tool writing in place would
+  // change too: forkpoint's own restore replaces a file); a folder (a call that makes one records the change).
+  const ignored = writes.filter((w) => ignoredFile(rules, w.path));
+  const linked = writes.filter((w) => stats.get(w.path)?.isFile() === true && stats.get(w.path)!.nlink > 1n);
+  const folders = writes.filter((w) => stats.get(w.path)?.isDirectory() === true);
+  const asked = new Set([...ignored, ...linked, ...folders].map((w) => w.path));
+  if (asked.size === 0) return undefined;
+  // What forkpoint last saw at those paths, read once.
   const reader = new TreeReader();
-  const seen = yield* filesAt(tx, reader, yield* reader.rootOf(tx, ws.manifestId), new Set(folders.map((w) => w.path)));
-  const found = folders.find((w) => seen.has(w.path));
-  return found && `${stepText(ws, found, "is a folder now, made since forkpoint last saw a file there")}: move it away, then move`;
+  const seen = yield* filesAt(tx, reader, yield* reader.rootOf(tx, ws.manifestId), asked);
+  const changedIgnored = yield* changedSince(tx, ws, ignored, seen);
+  if (changedIgnored)
+    return (
+      stepText(ws, changedIgnored, "is left out by its rules now (exclude or .gitignore) and changed since forkpoint last captured it") +
+      "; no checkpoint can keep it (forcing would not save it): move it away, or stop leaving it out, then move"
+    );
+  const changedLinked = yield* changedSince(tx, ws, linked, seen);
+  if (changedLinked)
+    return (
+      stepText(
+        ws,
+        changedLinked,
+        "has other hard links, and changed since forkpoint last captured it (a link made by hand, maybe to a file outside the workspace)",
+      ) + " in place, through them; forkpoint never writes through a link made there by hand: put a plain copy there, then move"
+    );
+  const folder = folders.find((w) => seen.has(w.path));
+  return folder && `${stepText(ws, folder, "is a folder now, made since forkpoint last saw a file there")}: move it away, then move`;
 }
 
 /**
@@ -150,13 +126,7 @@ export function* writesInTheWay(
 ): Step<string | undefined> {
   if (undos.length + replays.length === 0) return undefined;
   const writes = yield* stepWrites(tx, undos, replays);
-  return (
-    linkedWrite(ws, writes) ??
-    uncapturedWrite(ws, writes, maxBytes) ??
-    (yield* ignoredWrite(tx, ws, writes)) ??
-    (yield* hardLinkedWrite(tx, ws, writes)) ??
-    (yield* folderWrite(tx, ws, writes))
-  );
+  return linkedWrite(ws, writes) ?? (yield* uncapturedInTheWay(tx, ws, writes, maxBytes));
 }
 
 /** Refuses a move whose steps write where `writesInTheWay` finds something in the way, forced or not: `WORKSPACE_DRIFT`. */
