@@ -12,15 +12,28 @@ import { tempDatabases } from "../helpers.js";
 const dbs = tempDatabases();
 const LIMIT = 64 * 1024;
 
+/**
+ * A session of `dbs` with `tools`, its workspace a fresh temp dir (named from `prefix`, prepared by `before`) attached,
+ * one message in and checkpoint "c0" taken: where each rewind here starts.
+ */
+async function rewindable(
+  prefix: string,
+  o: { tools?: unknown[]; limits?: { maxPayloadBytes: number }; gitignore?: boolean; before?: (ws: string) => void } = {},
+) {
+  const ws = tempDir(prefix);
+  o.before?.(ws);
+  const { fp } = dbs.open({ tools: (o.tools ?? [write]) as never[], ...(o.limits ? { limits: o.limits } : {}) });
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws, o.gitignore ? { gitignore: true } : undefined);
+  await s.append({ role: "user", content: "start" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  return { ws, s, c0 };
+}
+
 for (const kind of ["a named pipe", "a file over the size limit"])
   for (const scope of ["conversation", "both"] as const)
     it(`${kind} made by hand where a ${scope} rewind's undo writes: refused even when forced, the file kept`, async () => {
-      const ws = tempDir("forkpoint-uncaptured-");
-      const { fp } = dbs.open({ tools: [write] as never[], limits: { maxPayloadBytes: LIMIT } });
-      const s = await fp.createSession({ userId: "u" });
-      await s.attachWorkspace(ws);
-      await s.append({ role: "user", content: "start" });
-      const c0 = await s.checkpoint({ name: "c0" });
+      const { ws, s, c0 } = await rewindable("forkpoint-uncaptured-", { limits: { maxPayloadBytes: LIMIT } });
       const b = path.join(ws, "b.txt");
       await s.invoke(write, { path: b, text: "x" });
       fs.rmSync(b);
@@ -42,13 +55,10 @@ for (const how of [".gitignore", "exclude"])
   for (const scope of ["conversation", "both"] as const)
     for (const edited of [true, false])
       it(`a file the ${how} leaves out since the call wrote it, ${edited ? "then edited by hand" : "unchanged"}: a ${scope} rewind ${edited ? "is refused even when forced" : "goes on"}`, async () => {
-        const ws = tempDir("forkpoint-ignored-since-");
-        fs.writeFileSync(path.join(ws, ".gitignore"), "");
-        const { fp } = dbs.open({ tools: [write] as never[] });
-        const s = await fp.createSession({ userId: "u" });
-        await s.attachWorkspace(ws, { gitignore: true });
-        await s.append({ role: "user", content: "start" });
-        const c0 = await s.checkpoint({ name: "c0" });
+        const { ws, s, c0 } = await rewindable("forkpoint-ignored-since-", {
+          gitignore: true,
+          before: (dir) => fs.writeFileSync(path.join(dir, ".gitignore"), ""),
+        });
         const b = path.join(ws, "b.txt");
         await s.invoke(write, { path: b, text: "x" });
         if (how === ".gitignore") fs.writeFileSync(path.join(ws, ".gitignore"), "b.txt\n");
@@ -76,16 +86,10 @@ for (const how of [".gitignore", "exclude"])
 
 for (const scope of ["conversation", "both"] as const)
   it(`a hard link to a file outside, made by hand where a call wrote: a ${scope} rewind is refused even when forced, the outside file untouched`, async () => {
-    const ws = tempDir("forkpoint-hard-link-");
     const outside = path.join(tempDir("forkpoint-outside-"), "secret.txt");
     fs.writeFileSync(outside, "secret");
-    const { fp } = dbs.open({ tools: [write] as never[] });
-    const s = await fp.createSession({ userId: "u" });
+    const { ws, s, c0 } = await rewindable("forkpoint-hard-link-", { before: (dir) => fs.writeFileSync(path.join(dir, "b.txt"), "old") });
     const b = path.join(ws, "b.txt");
-    fs.writeFileSync(b, "old");
-    await s.attachWorkspace(ws);
-    await s.append({ role: "user", content: "start" });
-    const c0 = await s.checkpoint({ name: "c0" });
     await s.invoke(write, { path: b, text: "x" });
     fs.rmSync(b);
     fs.linkSync(outside, b);
@@ -120,12 +124,7 @@ const toFolder = defineTool<{ path: string }, { previous: string }>({
 for (const scope of ["conversation", "both"] as const)
   for (const by of ["by hand", "by a call"])
     it(`a folder made ${by} where a call wrote a file: a ${scope} rewind ${by === "by hand" ? "is refused even when forced" : "goes on"}`, async () => {
-      const ws = tempDir("forkpoint-folder-");
-      const { fp } = dbs.open({ tools: [write, toFolder] as never[] });
-      const s = await fp.createSession({ userId: "u" });
-      await s.attachWorkspace(ws);
-      await s.append({ role: "user", content: "start" });
-      const c0 = await s.checkpoint({ name: "c0" });
+      const { ws, s, c0 } = await rewindable("forkpoint-folder-", { tools: [write, toFolder] });
       const b = path.join(ws, "b.txt");
       await s.invoke(write, { path: b, text: "x" });
       if (by === "by a call") await s.invoke(toFolder, { path: b });
