@@ -235,3 +235,29 @@ it.skipIf(!watched)("a file saved by hand during the move is not written over by
   await expect(s.rollback(end.id, { scope: "both" })).rejects.toMatchObject({ code: "WORKSPACE_DRIFT" });
   expect(readOrNull(file("a.txt"))).toBe("saved by hand");
 });
+
+// What no checkpoint can keep, put where an undo still to run writes while the killed process ran the move: recovery
+// refuses to go on (WORKSPACE_DRIFT) before that undo, as the move itself refuses before its first step; the file stays.
+it.skipIf(!watched)("a resumed move stops before an undo over a file forkpoint cannot keep", async () => {
+  for (const scope of ["both", "conversation"] as const) {
+    db = path.join(dir, `uncaptured-${scope}.db`);
+    fs.writeFileSync(file("a.txt"), "0");
+    let s = await open().createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const start = await s.checkpoint({ name: "start" });
+    await s.invoke("write_file", { path: file("a.txt"), text: "1" });
+    await s.invoke("stall_write", { path: file("b.txt"), text: "s" });
+    const big = Buffer.alloc(17 * 1024 * 1024, 7);
+
+    const { report, s: after } = await killedMidMove(s, "rollback", start.id, scope, () => fs.writeFileSync(file("a.txt"), big));
+    s = after;
+    expect(report.failed).toEqual([
+      expect.objectContaining({ error: expect.objectContaining({ code: "WORKSPACE_DRIFT", message: expect.stringContaining("a.txt") }) }),
+    ]);
+    expect(fs.readFileSync(file("a.txt")).equals(big)).toBe(true);
+    await fp.close();
+    fs.rmSync(path.join(dir, "stalled"));
+    fs.rmSync(ws, { recursive: true });
+    fs.mkdirSync(ws);
+  }
+});

@@ -19,6 +19,7 @@ import { asideCleared } from "../workspace/unapplied.js";
 import { refuseReplayOver } from "./drift-in-move.js";
 import { RecordedUndos, undoOverError, undoReach, unsavedIn } from "./recorded-over.js";
 import { refuseTakenBack } from "./taken-back.js";
+import { resumedInTheWay } from "./resumed-in-the-way.js";
 import type { RestoreJournal } from "../workspace/restore-guards.js";
 
 /**
@@ -53,6 +54,8 @@ export async function runJournaledMove(
   let changes = own;
   try {
     const [steps, interrupted, putBack, found] = await ctx.store.read((tx) => stepsOf(tx, moveId));
+    // Resumed by recovery: checked again before its next step, as it was before its first.
+    if (own === undefined) await refuseResumedInTheWay(ctx, spec, moveId, steps);
     // A move of no undo or replay runs no tool: nothing it does to the files but its restore is its own (see move.ts).
     changes ??= await OwnChanges.start(ctx, spec.sessionId, steps.length > 0, interrupted, putBack, { moveId, found });
     // Called again after a stop: the hand edits that move's undos put back stay, as a resumed move's do.
@@ -154,6 +157,14 @@ async function refuseRecordedOver(ctx: EngineContext, spec: MoveSpec, moveId: st
   if (!saves) return;
   await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
   throw undoOverError(step, saves);
+}
+
+/** Stops a resumed move whose steps still to run write over something in the way (see resumed-in-the-way.ts). */
+async function refuseResumedInTheWay(ctx: EngineContext, spec: MoveSpec, moveId: string, steps: readonly MoveStepRow[]) {
+  const why = await ctx.store.read((tx) => resumedInTheWay(ctx, tx, spec.sessionId, steps));
+  if (why === undefined) return;
+  await ctx.store.write({ sessionId: spec.sessionId }, (tx) => stopMoveUnit(tx, moveId, ctx));
+  throw new ConflictError(why, "WORKSPACE_DRIFT");
 }
 
 function* replayReach(tx: Tx, sessionId: string, step: MoveStepRow) {
