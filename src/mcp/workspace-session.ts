@@ -4,6 +4,8 @@ import { realpathSync, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { ForkpointError, type Forkpoint, type JsonValue, type SessionHandle } from "../index.js";
 import { sessionEngine } from "../sessions/session-handle.js";
+import { engineOf } from "../sessions/forkpoint.js";
+import { createSessionOnce } from "../sessions/session-once.js";
 import { withStartLock } from "./start-lock.js";
 import { canonicalExclude } from "../sessions/workspace/exclude-list.js";
 
@@ -99,17 +101,24 @@ export async function workspaceSession(fp: Forkpoint, o: WorkspaceSessionOptions
 
 async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: string): Promise<WorkspaceSession> {
   const wanted = excludeList(o.exclude ?? []);
-  const session = o.sessionId ? await fp.getSession(o.sessionId, { userId: o.userId }) : await findByDirectory(fp, o.userId, dir);
-  if (!session) {
-    const created = await fp.createSession({ userId: o.userId, title: `mcp: ${basename(dir) || dir}` });
-    try {
-      await attach(created, dir, wanted);
-    } catch (error) {
-      await fp.deleteSession(created.id, { userId: o.userId }).catch(() => undefined);
-      throw error;
-    }
-    return { session: created, dir, attached: true, exclude: wanted, excludeChanged: false };
+  const found = o.sessionId ? await fp.getSession(o.sessionId, { userId: o.userId }) : await findByDirectory(fp, o.userId, dir);
+  if (found) return reuse(o, found, dir, wanted);
+  // Made once per directory and user: servers starting at once that share no lock file (other data directories, one
+  // database) find the same session; a crash before it was attached leaves it to be attached by the next start.
+  const { ref, created } = await createSessionOnce(engineOf(fp).ctx, { userId: o.userId, title: `mcp: ${basename(dir) || dir}` }, dir);
+  const session = await fp.getSession(ref.id, { userId: o.userId });
+  if (!created) return reuse(o, session, dir, wanted);
+  try {
+    await attach(session, dir, wanted);
+  } catch (error) {
+    await fp.deleteSession(session.id, { userId: o.userId }).catch(() => undefined);
+    throw error;
   }
+  return { session, dir, attached: true, exclude: wanted, excludeChanged: false };
+}
+
+/** An existing session for `dir`: attached if it has no workspace, taken as it is, or attached with a new list. */
+async function reuse(o: WorkspaceSessionOptions, session: SessionHandle, dir: string, wanted: string[]): Promise<WorkspaceSession> {
   const metadata = (await session.info()).metadata ?? {};
   const known = metadata[WORKSPACE_KEY];
   const other = await attachedWorkspace(session);

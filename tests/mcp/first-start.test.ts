@@ -68,6 +68,23 @@ describe("servers started at once on a new directory", () => {
   });
 });
 
+describe("servers started at once under other data directories, on one database", () => {
+  it("take one session made for the directory: no lock file is shared, the database decides", async () => {
+    for (let i = 0; i < 400; i++) write(ws, `src/f${i}.txt`, `${i}\n`);
+    const args = ["--workspace", ws, "--db", db, "--user", "alice"];
+    const started = [0, 1, 2, 3].map((i) => connect("stdio", args, { XDG_DATA_HOME: `${data}-${i}` }));
+    servers.push(...(await Promise.all(started)));
+    const ids = servers.map(sessionOf);
+    expect(new Set(ids).size).toBe(1);
+    for (const [i, s] of servers.entries()) await ok(s.client, "checkpoint", { name: `from server ${i}` });
+    for (const s of servers.splice(0)) await s.close();
+    expect(await sessionsOf("alice")).toEqual([ids[0]]);
+    servers.push(await connect("stdio", args, { XDG_DATA_HOME: data }));
+    expect(sessionOf(servers[0]!)).toBe(ids[0]);
+    expect((await ok(servers[0]!.client, "list_checkpoints")).checkpoints).toHaveLength(4);
+  });
+});
+
 describe("a first start on a workspace holding a file forkpoint cannot store", () => {
   it("starts, says the file is left out at each checkpoint and diff, and no rewind touches it", async () => {
     write(ws, "a.txt", "one\n");
