@@ -52,4 +52,19 @@ describe.skipIf(!(await pgServer()))("forkpoint mcp --postgres", () => {
     expect(listed.checkpoints.map((c: { name: string }) => c.name)).toEqual(["forced: drift before rollback", "two", "one"]);
     expect(listed.checkpoints[0].id).toBe(forced.savedDrift.checkpointId);
   });
+
+  it("makes one session for servers started at once from other data directories", async () => {
+    const url = await freshPgDatabase();
+    write(ws, "a.txt", "one\n");
+    const args = ["--workspace", ws, "--user", "alice", "--postgres", url];
+    const started = await Promise.all([0, 1, 2].map((i) => connect("stdio", args, { XDG_DATA_HOME: path.join(root, `data-${i}`) })));
+    try {
+      const ids = started.map((s) => /session (ses_\S+)/.exec(s.output())![1]);
+      expect(new Set(ids).size).toBe(1);
+      for (const [i, s] of started.entries()) await ok(s.client, "checkpoint", { name: `c${i}` });
+      expect((await ok(started[0]!.client, "list_checkpoints")).checkpoints).toHaveLength(3);
+    } finally {
+      for (const s of started) await s.close();
+    }
+  });
 });
