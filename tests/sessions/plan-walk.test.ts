@@ -1,16 +1,17 @@
 // A seeded random walk (hand-edit-walk.test.ts's) checking each rollback and switch against the plan made just before
 // it: a refusal the plan did not foresee (`blocked`, `drift`, or `mayStop` for a stop over a recorded call's undo), a
 // `blocked` plan the move went through, or a file the move changed that the plan lists nowhere (`files`, `drift`, or
-// written by a call in `replayed`). WALK_SEEDS=a-b and WALK_STEPS run it longer. Seeds 24, 33 and 58 of 1-80 still
-// fail: a recorded call's undo puts back content no checkpoint holds, which the files step keeps (`files.kept` of the
-// result) while the plan, which cannot read it before the undo runs, lists that file nowhere.
+// written by a call in `replayed`). WALK_SEEDS=a-b and WALK_STEPS run it longer. Of seeds 1-240 at 40 steps, 83, 108,
+// 130, 193, 198 and 228 still fail: the undo of a call applied by a replay puts back content forkpoint wrote itself,
+// which the move takes for a possible hand edit (stopping before a replay the plan did not say may stop); 191 and 194
+// change a file the plan lists nowhere.
 import { expect, it } from "vitest";
 import { range, walk } from "../fixtures/workspace-walk.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 // Seeds whose plans once disagreed with their moves (refusals unforeseen, blocked wrongly, files unlisted).
-const SEEDS = process.env.WALK_SEEDS ? range(process.env.WALK_SEEDS) : [5, 12, 25, 29, 49, 54, 69];
+const SEEDS = process.env.WALK_SEEDS ? range(process.env.WALK_SEEDS) : [5, 12, 24, 25, 29, 49, 54, 69, 91, 148, 203, 225];
 const STEPS = Number(process.env.WALK_STEPS ?? 40);
 
 for (const seed of SEEDS)

@@ -45,6 +45,8 @@ export interface PlannedPutBacks {
   lost?: string;
   /** The files the undos of recorded calls write (as their arguments name them): what they put back is their tools'. */
   recorded: ReadonlySet<string>;
+  /** Those of `recorded` where its call found a file as it was recorded: its undo may put one back where none is now. */
+  recordedOver: ReadonlySet<string>;
   /**
    * Why the move may stop partway, forced or not: a recorded call's undo writes over a hand edit made after it that an
    * undo before it puts back, kept in no checkpoint (see `refuseTakenBack`).
@@ -65,6 +67,7 @@ export function* plannedPutBacks(
   const found = new Map<string, string | null | undefined>();
   // The files a recorded call's undo writes before (see `PutBackFile.uncertain`).
   const recorded = new Set<string>();
+  const recordedOver = new Set<string>();
   const uncertain = new Set<string>();
   // Where a recorded call's undo writes over a hand edit made after it, put back: path → [that call, the put-back's].
   const over = new Map<string, [string, string]>();
@@ -83,6 +86,7 @@ export function* plannedPutBacks(
     const reach = yield* undoReach(tx, sessionId, { entryId: call.id });
     for (const path of reach.named) {
       recorded.add(path);
+      if (reach.left.get(path) != null) recordedOver.add(path);
       if (!found.has(path)) continue;
       // A recorded call's undo writing over a hand edit put back before it: its own write, no longer held, unless that
       // hand edit was made after it was recorded (see `PutBack.keepSaved`): then that undo may fail over it.
@@ -112,12 +116,12 @@ export function* plannedPutBacks(
   const ws = replayed.length > 0 ? yield* tx.getWorkspace(sessionId) : undefined;
   for (const call of replayed) {
     const written = yield* tx.callPaths(call.id);
-    if (written === undefined) return { paths, replays: "all", recorded, ...refusals };
+    if (written === undefined) return { paths, replays: "all", recorded, recordedOver, ...refusals };
     for (const path of written) replays.add(path);
     // Its run changed no file: run again, it may write where its arguments name (see `replayPaths`).
     for (const path of written.length === 0 && ws ? namedPaths(ws.dir, call.args) : []) replays.add(path);
   }
-  return { paths, replays, recorded, ...refusals };
+  return { paths, replays, recorded, recordedOver, ...refusals };
 }
 
 /**

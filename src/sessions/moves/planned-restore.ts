@@ -89,8 +89,9 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
   const written = [...check.written.filter((p) => moves(p) || same(p)), ...back.written.filter((p) => !keep.has(p))].sort();
   const deleted = [...check.deleted.filter((p) => moves(p) || same(p)), ...back.deleted.filter((p) => !keep.has(p))].sort();
   // What a recorded call's undo puts back before the files step the plan cannot tell: kept when no checkpoint keeps it.
-  // Those its arguments merely name (no file there, none in the target) it is not taken to create.
-  const there = new Set([...check.written, ...check.deleted, ...check.drifted]);
+  // Those its arguments merely name (no file there, none in the target, none as it was recorded) it is not taken to
+  // create; one it found a file at as it was recorded it may put back.
+  const there = new Set([...check.written, ...check.deleted, ...check.drifted, ...(restore.putBacks?.recordedOver ?? [])]);
   const mayKeep = [...(restore.putBacks?.recorded ?? [])]
     .filter((p) => !kept.includes(p) && (there.has(p) || existsIn(restore.ws.dir, p)))
     .sort();
