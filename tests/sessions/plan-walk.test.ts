@@ -3,8 +3,9 @@
 // `blocked` plan the move went through, or a file the move changed that the plan lists nowhere (`files`, `drift`, or
 // written by a call in `replayed`). WALK_SEEDS=a-b and WALK_STEPS run it longer. Of seeds 1-240 at 40 steps, 83, 108,
 // 130, 193, 198 and 228 still fail: the undo of a call applied by a replay puts back content forkpoint wrote itself,
-// which the move takes for a possible hand edit (stopping before a replay the plan did not say may stop); 191 and 194
-// change a file the plan lists nowhere.
+// which the move takes for a possible hand edit (stopping before a replay the plan did not say may stop); in 191 and
+// 194 the undo of a call applied by a replay puts back a hand edit an earlier move kept, which the files step keeps and
+// the plan lists nowhere (it takes what such an undo puts back for forkpoint's own).
 import { expect, it } from "vitest";
 import { range, walk } from "../fixtures/workspace-walk.js";
 import { tempDatabases } from "../helpers.js";
