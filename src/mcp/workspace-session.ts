@@ -107,7 +107,7 @@ async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: stri
   // database) find the same session; a crash before it was attached leaves it to be attached by the next start.
   const { ref, created } = await createSessionOnce(engineOf(fp).ctx, { userId: o.userId, title: `mcp: ${basename(dir) || dir}` }, dir);
   const session = await fp.getSession(ref.id, { userId: o.userId });
-  if (!created) return reuse(o, session, dir, wanted);
+  if (!created) return reuse(o, await afterItsAttach(session), dir, wanted);
   try {
     await attach(session, dir, wanted);
   } catch (error) {
@@ -115,6 +115,21 @@ async function findOrAttach(fp: Forkpoint, o: WorkspaceSessionOptions, dir: stri
     throw error;
   }
   return { session, dir, attached: true, exclude: wanted, excludeChanged: false };
+}
+
+/** How long a server waits for the one that just made a directory's session to attach it (then attaches it itself). */
+const ATTACH_WAIT_MS = 20_000;
+
+/**
+ * `session`, once the server that just made it has attached its workspace: attached again meanwhile, the files as they
+ * are would be taken for what forkpoint last saw (an edit made through the first server, unsaved, would be hidden). One
+ * made longer ago, or whose maker died before attaching it, is returned as it is.
+ */
+async function afterItsAttach(session: SessionHandle): Promise<SessionHandle> {
+  const { createdAt } = await session.info();
+  const until = createdAt.getTime() + ATTACH_WAIT_MS;
+  while (Date.now() < until && !(await attachedWorkspace(session))) await new Promise((r) => setTimeout(r, 50));
+  return session;
 }
 
 /** An existing session for `dir`: attached if it has no workspace, taken as it is, or attached with a new list. */
