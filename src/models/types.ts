@@ -357,7 +357,9 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * that file first (it may have put back just that hand edit: then nothing is put back, and the move goes on); or a
    * hand edit made after such a recorded call, kept in no checkpoint, that an undo puts back and that recorded call's
    * undo then writes over: over content no checkpoint keeps, that undo fails (`UNDO_FAILED`) with the hand edit on
-   * disk. Each place it may stop is named, joined by "; or".
+   * disk. Or a file such a recorded call's undo writes that one of the move's replays may write next (a call with no
+   * record of the files its run changed may write any): what the undo put back, kept in no checkpoint, counts as changed
+   * while the move ran, and the move stops before that replay. Each place it may stop is named, joined by "; or".
    */
   mayStop?: string;
 }

@@ -19,6 +19,7 @@ import { conversationWrites, plannedPutBacks } from "./moves/planned-drift.js";
 import { stoppedPutBacks } from "./moves/own-changes.js";
 import { targetFiles, workspaceOf } from "./workspace/snapshots.js";
 import { recordedOverPlanned, recordedOverText } from "./moves/recorded-over.js";
+import { savedOverPlanned } from "./moves/saved-over-planned.js";
 import type { ToolInvocation } from "../models/types.js";
 
 type Target = ReturnType<typeof parsePlanTarget>["target"];
@@ -154,8 +155,9 @@ function* mayStopOf(
     ...planned.undone.map((t) => ({ op: "undo" as const, entryId: t.id })),
     ...planned.replayed.map((t) => ({ op: "replay" as const, entryId: t.id })),
   ];
-  const over = yield* recordedOverPlanned(tx, session.id, steps, filesStep);
-  return over.length > 0 ? { mayStop: over.map(recordedOverText).join("; or ") } : {};
+  const over = (yield* recordedOverPlanned(tx, session.id, steps, filesStep)).map(recordedOverText);
+  over.push(...(yield* savedOverPlanned(tx, session.id, steps)));
+  return over.length > 0 ? { mayStop: over.join("; or ") } : {};
 }
 
 /** The move a plan's target makes. */
