@@ -177,12 +177,13 @@ export const handlers: ToolHandlers = {
         `${keep(handKept)}: its undos put back changes made there by hand, which it leaves as they are ` +
           "(not checkpointed; checkpoint {} after it keeps them)",
       );
-    // What a recorded call's undo puts back is its tool's own: no one can tell before it runs.
+    // What a recorded call's undo puts back is its tool's own (a replayed call's, maybe a hand edit): no one can tell
+    // before it runs.
     const mayKeep = (move?.files?.mayKeep ?? []).filter((p) => !kept.includes(p));
     if (mayKeep.length > 0)
       parts.push(
-        `maybe keep ${paths(mayKeep)} as the undo of a call recorded with recordToolCall puts ${mayKeep.length === 1 ? "it" : "them"} ` +
-          "back, when no checkpoint holds that content",
+        `maybe keep ${paths(mayKeep)} as an undo puts ${mayKeep.length === 1 ? "it" : "them"} back (a call recorded with ` +
+          "recordToolCall, or one a replay ran over a change made by hand), when no checkpoint holds that content",
       );
     if (move?.mayStop) parts.push(`it may stop partway, forced or not: ${move.mayStop}`);
     if (structured.tools.undo.length > 0) parts.push(`undo ${paths(structured.tools.undo)}`);

@@ -328,8 +328,10 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * as they are, the effect of an applied irreversible call its target's files do not hold, or a hand edit one of its
    * undos puts back (its call's run found it there); `mayKeep` (present when any): those the undo of a call recorded
    * with `recordToolCall` writes (as its arguments name them, before the restore), whose content is its tool's own,
-   * which no one can tell before it runs: content no checkpoint keeps (a hand edit made before that call, say) stays as
-   * it is (the result lists it in `kept`), anything else the restore sets as the target has it.
+   * which no one can tell before it runs, and those where the undo of a call applied by a replay may put back the hand
+   * edit its first run found (had an earlier rewind put it back and the replay run over it): content no checkpoint keeps
+   * (a hand edit made before that call, say) stays as it is (the result lists it in `kept`), anything else the restore
+   * sets as the target has it.
    */
   files?: { written: string[]; deleted: string[]; kept?: string[]; mayKeep?: string[] };
   /**

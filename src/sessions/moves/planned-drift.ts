@@ -45,6 +45,8 @@ export interface PlannedPutBacks {
   lost?: string;
   /** The files the undos of recorded calls write (as their arguments name them): what they put back is their tools'. */
   recorded: ReadonlySet<string>;
+  /** The files where the undo of a call applied by a replay may put back its first run's hand edit (see `PutBack`). */
+  replayedOver: ReadonlySet<string>;
   /** Those of `recorded` where its call found a file as it was recorded: its undo may put one back where none is now. */
   recordedOver: ReadonlySet<string>;
   /**
@@ -68,14 +70,20 @@ export function* plannedPutBacks(
   // The files a recorded call's undo writes before (see `PutBackFile.uncertain`).
   const recorded = new Set<string>();
   const recordedOver = new Set<string>();
+  const replayedOver = new Set<string>();
   const uncertain = new Set<string>();
   // Where a recorded call's undo writes over a hand edit made after it, put back: path → [that call, the put-back's].
   const over = new Map<string, [string, string]>();
   const putBy = new Map<string, string>();
   for (const call of undone) {
     const row = yield* tx.getTool(call.id);
-    // A call applied by a replay: its undo puts back what the files held then, forkpoint's own (see run-steps.ts).
-    if (row && !(yield* replayedApplication(tx, row))) {
+    // A call applied by a replay: its undo puts back what the files held then, forkpoint's own (see run-steps.ts), or
+    // its first run's hand edit again, where a rewind had put that back and the replay ran over it: no one can tell
+    // which before it runs.
+    const replayed = row !== undefined && (yield* replayedApplication(tx, row));
+    if (replayed)
+      for (const [path, ids] of yield* tx.callHandEditIds(call.id)) if (ids.found !== null) replayedOver.add(path);
+    if (row && !replayed) {
       const ids = yield* tx.callHandEditIds(call.id);
       for (const path of yield* tx.callHandEdited(call.id)) {
         found.set(path, ids.get(path)?.found);
@@ -116,12 +124,12 @@ export function* plannedPutBacks(
   const ws = replayed.length > 0 ? yield* tx.getWorkspace(sessionId) : undefined;
   for (const call of replayed) {
     const written = yield* tx.callPaths(call.id);
-    if (written === undefined) return { paths, replays: "all", recorded, recordedOver, ...refusals };
+    if (written === undefined) return { paths, replays: "all", recorded, recordedOver, replayedOver, ...refusals };
     for (const path of written) replays.add(path);
     // Its run changed no file: run again, it may write where its arguments name (see `replayPaths`).
     for (const path of written.length === 0 && ws ? namedPaths(ws.dir, call.args) : []) replays.add(path);
   }
-  return { paths, replays, recorded, recordedOver, ...refusals };
+  return { paths, replays, recorded, recordedOver, replayedOver, ...refusals };
 }
 
 /**

@@ -92,9 +92,8 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
   // Those its arguments merely name (no file there, none in the target, none as it was recorded) it is not taken to
   // create; one it found a file at as it was recorded it may put back.
   const there = new Set([...check.written, ...check.deleted, ...check.drifted, ...(restore.putBacks?.recordedOver ?? [])]);
-  const mayKeep = [...(restore.putBacks?.recorded ?? [])]
-    .filter((p) => !kept.includes(p) && (there.has(p) || existsIn(restore.ws.dir, p)))
-    .sort();
+  const recordedKeep = [...(restore.putBacks?.recorded ?? [])].filter((p) => there.has(p) || existsIn(restore.ws.dir, p));
+  const mayKeep = [...new Set([...recordedKeep, ...(restore.putBacks?.replayedOver ?? [])])].filter((p) => !kept.includes(p)).sort();
   const files = { written, deleted, ...(kept.length > 0 ? { kept } : {}), ...(mayKeep.length > 0 ? { mayKeep } : {}) };
   // A replay that writes over a hand edit put back stops the move there, forced or not (see `refuseReplayOver`).
   const over = restore.putBacks ? replayOverSure(restore.ws.dir, [...handEdits, ...held], restore.putBacks, held) : {};
