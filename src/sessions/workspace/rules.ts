@@ -11,6 +11,11 @@ export interface Rules {
   ignored(rel: string, isDir: boolean): boolean;
 }
 
+/** `ignore`'s options, as far as the rules set them. */
+interface MatcherOptions {
+  ignorecase: boolean;
+}
+
 /** An `ignore` instance, as far as the rules use one. */
 interface Matcher {
   add(patterns: string | readonly string[]): Matcher;
@@ -25,17 +30,20 @@ export function makeRules(
   root: string,
   exclude: readonly string[],
   gitignore: boolean,
-  ignoreFactory: () => Matcher,
+  ignoreFactory: (options: MatcherOptions) => Matcher,
   readText: (path: string) => string | null,
 ): Rules {
-  const excluded = ignoreFactory().add([...exclude]);
+  // As git matches on the platform's usual file system (core.ignorecase): by case on Linux, where `Build/` and `build/`
+  // are two folders and `build/` in a .gitignore leaves `Build/` in; regardless of case on macOS and Windows.
+  const options = { ignorecase: process.platform === "darwin" || process.platform === "win32" };
+  const excluded = ignoreFactory(options).add([...exclude]);
   /** Each directory's .gitignore matcher (null: it has none), by the directory's relative path ("" for the root). */
   const scopes = new Map<string, Matcher | null>();
   const scope = (dir: string): Matcher | null => {
     let m = scopes.get(dir);
     if (m === undefined) {
       const text = readText(dir === "" ? `${root}/.gitignore` : `${root}/${dir}/.gitignore`);
-      m = text === null ? null : ignoreFactory().add(text);
+      m = text === null ? null : ignoreFactory(options).add(text);
       scopes.set(dir, m);
     }
     return m;

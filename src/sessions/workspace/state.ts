@@ -15,7 +15,7 @@ import { Watch, watchableFileSystem } from "./watch.js";
 // Loaded on first use: only sessions with a workspace need it (ignore alone adds about 6 MB of RSS when loaded).
 const load = createRequire(import.meta.url);
 let ignoreModule: typeof import("ignore") | undefined;
-export const ignoreFactory = () => (ignoreModule ??= load("ignore") as typeof import("ignore"))();
+export const ignoreFactory = (options: { ignorecase: boolean }) => (ignoreModule ??= load("ignore") as typeof import("ignore"))(options);
 
 /** What a workspace's files are read under: its directory and ignore rules. */
 export type WorkspaceConfig = Pick<WorkspaceRow, "sessionId" | "dir" | "exclude" | "gitignore">;
