@@ -10,7 +10,9 @@ import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 // Seeds whose plans once disagreed with their moves (refusals unforeseen, blocked wrongly, files unlisted).
-const SEEDS = process.env.WALK_SEEDS ? range(process.env.WALK_SEEDS) : [5, 12, 24, 25, 29, 49, 54, 69, 91, 108, 148, 191, 193, 194, 198, 203, 225];
+const SEEDS = process.env.WALK_SEEDS
+  ? range(process.env.WALK_SEEDS)
+  : [5, 12, 24, 25, 29, 49, 54, 69, 91, 108, 148, 191, 193, 194, 198, 203, 225];
 const STEPS = Number(process.env.WALK_STEPS ?? 40);
 
 for (const seed of SEEDS)

@@ -81,8 +81,7 @@ export function* plannedPutBacks(
     // its first run's hand edit again, where a rewind had put that back and the replay ran over it: no one can tell
     // which before it runs.
     const replayed = row !== undefined && (yield* replayedApplication(tx, row));
-    if (replayed)
-      for (const [path, ids] of yield* tx.callHandEditIds(call.id)) if (ids.found !== null) replayedOver.add(path);
+    if (replayed) for (const [path, ids] of yield* tx.callHandEditIds(call.id)) if (ids.found !== null) replayedOver.add(path);
     if (row && !replayed) {
       const ids = yield* tx.callHandEditIds(call.id);
       for (const path of yield* tx.callHandEdited(call.id)) {
