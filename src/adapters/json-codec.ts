@@ -1,6 +1,6 @@
 // Framework message values as JSON and back: binary data (Uint8Array, Buffer, ArrayBuffer) as base64, URLs as their href.
 import { ValidationError } from "../models/errors.js";
-import { describe, type JsonValue } from "../models/json.js";
+import { describe, setOwn, type JsonValue } from "../models/json.js";
 
 /**
  * The tag of an encoded value. An app's own object that has this key is wrapped ({ $fp: "object", value }), so
@@ -40,7 +40,7 @@ function encodeAt(value: unknown, path: string, ancestors: Set<object>): JsonVal
   try {
     if (isArray) return value.map((v, i) => encodeAt(v, `${path}[${i}]`, ancestors));
     const out: Record<string, JsonValue> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = encodeAt(v, `${path}.${k}`, ancestors);
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) setOwn(out, k, encodeAt(v, `${path}.${k}`, ancestors));
     return TAG in out ? { [TAG]: "object", value: out } : out;
   } finally {
     ancestors.delete(value);
@@ -62,6 +62,6 @@ export function decodeValue(value: JsonValue): any {
   const inner =
     tag === "object" && typeof value.value === "object" && value.value !== null && !Array.isArray(value.value) ? value.value : value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(inner)) out[k] = decodeValue(v);
+  for (const [k, v] of Object.entries(inner)) setOwn(out, k, decodeValue(v));
   return out;
 }

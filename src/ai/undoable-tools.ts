@@ -154,7 +154,7 @@ function bindings(
     throw new ValidationError("tools", `${where} expects an AI SDK ToolSet ({ name: tool({ ... }) })`);
   if (typeof undos !== "object" || undos === null) throw new ValidationError("undos", "must be an object of undo functions by tool name");
   for (const [name, undo] of Object.entries(undos)) {
-    if (!(name in tools)) throw new ValidationError(`undos.${name}`, "names no tool of the ToolSet");
+    if (!Object.hasOwn(tools, name)) throw new ValidationError(`undos.${name}`, "names no tool of the ToolSet");
     if (undo !== undefined && typeof undo !== "function") throw new ValidationError(`undos.${name}`, "must be a function");
   }
   if (typeof options !== "object" || options === null) throw new ValidationError("options", "must be an object when given");
@@ -265,7 +265,7 @@ export function undoableTools<TOOLS extends ToolSet>(
   };
   const wrapped: Record<string, unknown> = {};
   for (const [name, t] of Object.entries(tools)) {
-    if (!(name in bound)) {
+    if (!Object.hasOwn(bound, name)) {
       wrapped[name] = t;
       continue;
     }

@@ -53,7 +53,7 @@ export async function putCheckpoint(
   const serializing: Promise<[string, Uint8Array]>[] = [parts.serde.dumpsTyped(skeleton), parts.serde.dumpsTyped(metadata ?? {})];
   const channels: [string, string][] = [];
   for (const [channel, version] of Object.entries(newVersions ?? {})) {
-    if (!(channel in values)) continue;
+    if (!Object.hasOwn(values, channel)) continue;
     if (channel === parts.messages && Array.isArray(list)) {
       items = list.slice();
       messagesVersion = versionKey(version);

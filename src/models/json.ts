@@ -214,3 +214,8 @@ function repairText(_key: string, value: unknown): unknown {
 export function fromJsonText(text: string): JsonValue {
   return text.charCodeAt(0) === 34 && text.indexOf("\\") === -1 ? text.slice(1, -1) : (JSON.parse(text) as JsonValue);
 }
+
+/** Sets `key` as an own property of `obj`, "__proto__" too (an assignment would set the object's prototype instead). */
+export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}

@@ -23,10 +23,10 @@ export function diffState(
     return out;
   }
   for (const key of Object.keys(a)) {
-    if (!(key in b)) out.removed.push({ path: [...path, key], value: a[key]! });
+    if (!Object.hasOwn(b, key)) out.removed.push({ path: [...path, key], value: a[key]! });
     else diffState(a[key]!, b[key]!, [...path, key], out);
   }
-  for (const key of Object.keys(b)) if (!(key in a)) out.added.push({ path: [...path, key], value: b[key]! });
+  for (const key of Object.keys(b)) if (!Object.hasOwn(a, key)) out.added.push({ path: [...path, key], value: b[key]! });
   return out;
 }
 

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { ValidationError } from "../models/errors.js";
 import { parseOptions } from "../models/inputs.js";
-import { toJsonText, type JsonObject, type JsonValue } from "../models/json.js";
+import { setOwn, toJsonText, type JsonObject, type JsonValue } from "../models/json.js";
 import type { MoveResult } from "../models/types.js";
 import type { EngineContext } from "./core/context.js";
 import type { StateUpdate } from "./set-state.js";
@@ -125,7 +125,13 @@ export function track<T extends object>(ctx: EngineContext, session: TrackTarget
     apply(state) {
       const holder = o.key === undefined ? state : isObject(state) ? state[o.key] : undefined;
       const saved = isObject(holder) ? holder : {};
-      for (const f of fields) obj[f] = f in saved ? structuredClone(saved[f]) : structuredClone(initial.get(f));
+      for (const f of fields) {
+        const value = Object.hasOwn(saved, f) ? structuredClone(saved[f]) : structuredClone(initial.get(f));
+        // A field named "__proto__" is the object's own (an assignment would set its prototype); others are assigned,
+        // so a setter the target defines still runs.
+        if (f === "__proto__") setOwn(obj, f, value);
+        else obj[f] = value;
+      }
     },
   };
   readers.set(loader, () => session.getState());

@@ -12,6 +12,7 @@ import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absor
 import { byFileId, PutBack, type PutBacks } from "./put-back.js";
 import { prepareRestore } from "../workspace/prepare-restore.js";
 import { reaches } from "../workspace/named-paths.js";
+import { setOwn } from "../../models/json.js";
 
 export class OwnChanges {
   #before: FilesBefore | null = null;
@@ -336,13 +337,15 @@ export function* stoppedPutBacks(tx: Tx, sessionId: string, spec: Pick<MoveSpec,
   const interrupted: PutBacks = {};
   for (const step of yield* tx.moveSteps(last.id)) {
     if (step.op !== "undo") continue;
-    if (step.status === "done" && step.result !== null) Object.assign(out, (JSON.parse(step.result) as { putBack?: PutBacks }).putBack);
+    if (step.status === "done" && step.result !== null)
+      for (const [path, print] of Object.entries((JSON.parse(step.result) as { putBack?: PutBacks }).putBack ?? {}))
+        setOwn(out, path, print);
     // Interrupted by a crash (resolved or not), it journaled no put-back: what its call's first run found there, if the
     // files hold that (the undo put it back before the crash).
     else if (step.status === "unknown" || step.status === "running" || step.status === "done")
-      Object.assign(interrupted, yield* foundByRun(tx, step.entryId));
+      for (const [path, print] of Object.entries(yield* foundByRun(tx, step.entryId))) setOwn(interrupted, path, print);
   }
-  for (const [path, print] of Object.entries(interrupted)) if (!(path in out)) out[path] = print;
+  for (const [path, print] of Object.entries(interrupted)) if (!Object.hasOwn(out, path)) setOwn(out, path, print);
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
