@@ -1,7 +1,7 @@
 // The one session of a workspace directory and user: found again by the directory's real path (a metadata key set
 // once its workspace is attached), or named by the caller; created and attached on first use, one server at a time.
 import { realpathSync, statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename, parse, resolve } from "node:path";
 import { ForkpointError, type Forkpoint, type JsonValue, type SessionHandle } from "../index.js";
 import { sessionEngine } from "../sessions/session-handle.js";
 import { engineOf } from "../sessions/forkpoint.js";
@@ -56,6 +56,8 @@ export function realDirectory(dir: string): string {
     throw new WorkspaceSessionError(`no directory at ${resolve(dir)}`);
   }
   if (!statSync(real).isDirectory()) throw new WorkspaceSessionError(`${real} is not a directory`);
+  // The whole file system (/proc, other users' files) is no project a rewind should rewrite: a slip of the flag.
+  if (real === parse(real).root) throw new WorkspaceSessionError(`${real} is the file system's root, not a project directory`);
   return real;
 }
 

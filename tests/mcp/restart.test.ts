@@ -83,6 +83,9 @@ describe("refusals at start", () => {
     const missing = run(["--workspace", path.join(root, "nope"), "--user", "alice", "--db", path.join(root, "x.db")]);
     expect([missing.status, missing.stderr.trim()]).toEqual([1, `error WORKSPACE_REFUSED: no directory at ${path.join(root, "nope")}`]);
     expect(fs.existsSync(path.join(root, "x.db"))).toBe(false);
+    const top = run(["--workspace", "/", "--user", "alice", "--db", path.join(root, "x.db")]);
+    expect([top.status, top.stderr.trim()]).toEqual([1, "error WORKSPACE_REFUSED: / is the file system's root, not a project directory"]);
+    expect(fs.existsSync(path.join(root, "x.db"))).toBe(false);
     const usage = run(["--workspace", ws, "--port", "8080"]);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain("--port needs --http");
