@@ -11,7 +11,8 @@ import { useLoad } from "./useLoad";
 /** A JSON value as indented JSON (as JSON.stringify(v, null, 2) writes it), each key and string isolated. */
 function JsonText({ value }: { value: Json }) {
   const out: ReactNode[] = [];
-  const str = (s: string) => out.push(<Bdi key={out.length}>{JSON.stringify(s)}</Bdi>);
+  // The quotes stay outside the isolate: an override in the text reverses the text alone, not its closing quote.
+  const str = (s: string) => out.push('"', <Bdi key={out.length}>{JSON.stringify(s).slice(1, -1)}</Bdi>, '"');
   const walk = (v: Json, indent: string): void => {
     if (typeof v === "string") return void str(v);
     if (v === null || typeof v !== "object") return void out.push(JSON.stringify(v));
