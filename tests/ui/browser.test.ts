@@ -194,7 +194,9 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     await expect.poll(() => panel.getByTestId("checkpoint-tools").textContent()).toContain("tool");
     await check("a checkpoint");
     // A JSON string's quotes stay outside its isolate, so an override in it cannot reverse them.
-    const quoted = await panel.locator("bdi").evaluateAll((all) => all.filter((b) => /^"|"$/.test(b.textContent ?? "")).length);
+    const quoted = await panel
+      .locator("bdi")
+      .evaluateAll((all) => all.filter((b) => /^"|"$/.test((b as unknown as { textContent: string }).textContent)).length);
     expect(quoted).toBe(0);
     await panel.getByTestId("checkpoint-history").locator("li").first().getByRole("button", { name: "versions" }).click();
     await expect.poll(() => page.getByTestId("versions-content").textContent()).toContain("reversed question");
