@@ -35,7 +35,7 @@ function uiInputs(messages: unknown): MessageInput[] {
   const inputs = list(messages, "messages").map(uiInput);
   const seen = new Map<string, number>();
   inputs.forEach((m, i) => {
-    if (m.clientId === undefined) return;
+    if (m.clientId == null) return;
     const first = seen.get(m.clientId);
     if (first !== undefined)
       throw new ValidationError(`messages[${i}].id`, `repeats messages[${first}].id (${JSON.stringify(m.clientId)})`);

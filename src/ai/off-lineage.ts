@@ -77,7 +77,7 @@ export async function refuseOffLineage(
 ): Promise<boolean> {
   const rest = inputs.slice(kept);
   const listed = rest.map((m) => namedCalls(m, options));
-  if (!rest.some((m, i) => m.clientId !== undefined || listed[i]!.length > 0)) return true;
+  if (!rest.some((m, i) => m.clientId != null || listed[i]!.length > 0)) return true;
   const tails = await sessionEngine(s).run((ctx, ref) => messagesAfter(ctx, ref, anchor));
   const onLineage = new Set(history.map((m) => m.id));
   const named = (m: Message) => [m.id, ...(m.clientId !== null ? [m.clientId] : [])];
@@ -100,7 +100,7 @@ export async function refuseOffLineage(
   if (offIds.size === 0 && offCalls.length === 0) return true;
   const copied = copiedCall(off, rest, new Set([...ids, ...off.flatMap(named)]), options);
   for (const [i, m] of rest.entries()) {
-    const byId = m.clientId !== undefined && offIds.has(m.clientId);
+    const byId = m.clientId != null && offIds.has(m.clientId);
     const call = listed[i]!.find((c) => offCalls.some((o) => sameCall(o, c)) && copied(m, c))?.id;
     if (!byId && call === undefined) continue;
     // Moved since the read (another server's save of the same list may have forked): read again before judging.
@@ -134,7 +134,7 @@ export function refuseLaterCopies(changed: Message[], later: Message[], kept: nu
     // The changed message itself may keep its stored id and calls (an edit): only the messages after it may not.
     const { ids, calls } = i === kept ? after : from;
     const m = inputs[i]!;
-    const byId = m.clientId !== undefined && ids.has(m.clientId);
+    const byId = m.clientId != null && ids.has(m.clientId);
     const call = namedCalls(m, options).find((c) => holds(calls, c))?.id;
     if (!byId && call === undefined) continue;
     const what = byId ? `message ${JSON.stringify(m.clientId)}` : `tool call ${JSON.stringify(call)}`;
@@ -174,7 +174,7 @@ function copiedCall(
     const theirs = off.filter((o) => callsOf({ role: o.role, content: o.content }).includes(id));
     const given = theirs.flatMap((o) => inputsOf({ role: o.role, content: o.content }).filter(([other]) => other === id));
     if (given.length > 0 && !given.some(([, value]) => isDeepStrictEqual(value, input))) return false;
-    if (m.clientId !== undefined && !known.has(m.clientId) && !theirs.some((o) => keeps(o, m, options))) return false;
+    if (m.clientId != null && !known.has(m.clientId) && !theirs.some((o) => keeps(o, m, options))) return false;
     return true;
   };
 }

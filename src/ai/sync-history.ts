@@ -306,8 +306,8 @@ async function checkAt(s: SessionHandle, ifAt: IfAt): Promise<void> {
  */
 function identified(stored: StoredMessage, input: MessageInput, options: SyncOptions): boolean | null {
   const id = stored.latest.clientId ?? stored.first.clientId;
-  if (id !== null && input.clientId !== undefined) return id === input.clientId;
-  if (input.clientId !== undefined && input.clientId === stored.first.id) return true;
+  if (id !== null && input.clientId != null) return id === input.clientId;
+  if (input.clientId != null && input.clientId === stored.first.id) return true;
   const m = stored.latest;
   return (options.callsOf?.({ role: m.role, content: m.content }).length ?? 0) > 0 ? true : null;
 }

@@ -57,7 +57,12 @@ export const idSchema = name();
 /** A directory path: taken exactly as given (a name may begin or end with a space), as long as Linux's PATH_MAX. */
 export const directoryPath = text().min(1, "must not be empty").max(4096, "must be at most 4096 characters");
 export const userScope = z.strictObject({ userId: name() });
-export const createSessionInput = z.strictObject({ userId: name(), title: name().optional(), metadata: jsonObject.optional() });
+// null is none, as reads give it back (a title or metadata read, written again).
+export const createSessionInput = z.strictObject({
+  userId: name(),
+  title: name().nullable().optional(),
+  metadata: jsonObject.nullable().optional(),
+});
 export const listSessionsInput = z.strictObject({
   userId: name(),
   limit: z.number().int().min(1).max(1000).optional(),
@@ -86,10 +91,14 @@ export const listCheckpointsInput = z.strictObject({
 export const messageInput = z.strictObject({
   role: name(),
   content: anything,
-  clientId: callerId().optional(),
-  metadata: jsonObject.optional(),
+  clientId: callerId().nullable().optional(),
+  metadata: jsonObject.nullable().optional(),
 });
-export const checkpointInput = z.strictObject({ name: name().optional(), metadata: jsonObject.optional(), expiresIn: duration.optional() });
+export const checkpointInput = z.strictObject({
+  name: name().optional(),
+  metadata: jsonObject.nullable().optional(),
+  expiresIn: duration.optional(),
+});
 /** The most messages one history page returns. */
 export const MAX_HISTORY_PAGE = 1000;
 const positiveInt = (max: number) =>

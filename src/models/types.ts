@@ -130,8 +130,10 @@ export interface Message {
 export interface MessageInput {
   role: string;
   content: JsonInput;
-  clientId?: string;
-  metadata?: JsonObjectInput;
+  /** null: none (as a read gives it). */
+  clientId?: string | null;
+  /** null: none (as a read gives it). */
+  metadata?: JsonObjectInput | null;
 }
 
 /** Status of a tool invocation: `running` until it completes (or forever, if the process died while it ran). */

@@ -46,11 +46,7 @@ export function newSessionFields(
   where: string,
 ): { userId: string; title: string | null; metadata: string | null } {
   const o = parseOptions(createSessionInput, input, where);
-  return {
-    userId: o.userId,
-    title: o.title ?? null,
-    metadata: o.metadata === undefined ? null : toJsonText(o.metadata, "metadata", ctx.limits),
-  };
+  return { userId: o.userId, title: o.title ?? null, metadata: o.metadata == null ? null : toJsonText(o.metadata, "metadata", ctx.limits) };
 }
 
 export async function createSession(ctx: EngineContext, input: CreateSessionInput): Promise<SessionRef> {

@@ -55,7 +55,7 @@ function parseEdit(next: EditInput) {
 /** A new message's entry fields (its role null when left out), validated before any write; `where` names the argument. */
 export function editFields(
   ctx: EngineContext,
-  m: { role?: string | undefined; content: unknown; clientId?: string | undefined; metadata?: object | undefined },
+  m: { role?: string | undefined; content: unknown; clientId?: string | null | undefined; metadata?: object | null | undefined },
   where: string,
 ): EntryFields {
   return {
@@ -63,7 +63,7 @@ export function editFields(
     role: m.role ?? null,
     content: toJsonText(m.content, `${where}.content`, ctx.limits),
     clientId: m.clientId ?? null,
-    metadata: m.metadata === undefined ? null : toJsonText(m.metadata, `${where}.metadata`, ctx.limits),
+    metadata: m.metadata == null ? null : toJsonText(m.metadata, `${where}.metadata`, ctx.limits),
   };
 }
 
@@ -153,7 +153,7 @@ function checkpointFields(ctx: EngineContext, input: CheckpointInput): EditCheck
   return {
     name: o.name ?? null,
     auto: false,
-    metadata: o.metadata === undefined ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits),
+    metadata: o.metadata == null ? null : toJsonText(o.metadata, "checkpoint.metadata", ctx.limits),
     // Always null: kept in the request's arguments, whose fingerprint requests recorded before would no longer match.
     expiresAt: null,
     ...(o.expiresIn === undefined ? {} : { expiresIn: o.expiresIn }),

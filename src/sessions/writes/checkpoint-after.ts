@@ -69,7 +69,7 @@ export async function checkpointAfter(
   how: CheckpointHow = {},
 ): Promise<Turn> {
   const o = parseOptions(checkpointInput, input, "checkpoint");
-  const metadata = o.metadata === undefined ? null : toJsonText(o.metadata, "metadata", ctx.limits);
+  const metadata = o.metadata == null ? null : toJsonText(o.metadata, "metadata", ctx.limits);
   const fields = {
     name: o.name ?? null,
     expiresIn: o.expiresIn,

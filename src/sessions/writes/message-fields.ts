@@ -16,7 +16,7 @@ export function messageFields(ctx: EngineContext, input: unknown, field: string)
     role: m.role,
     content: toJsonText(m.content, `${field}.content`, ctx.limits),
     clientId: m.clientId ?? null,
-    metadata: m.metadata === undefined ? null : toJsonText(m.metadata, `${field}.metadata`, ctx.limits),
+    metadata: m.metadata == null ? null : toJsonText(m.metadata, `${field}.metadata`, ctx.limits),
   };
 }
 
