@@ -365,6 +365,10 @@ function* absorbChangesUnit(
   // What the run found and left there: a move tells the call's own output from a save made after it (conversation-drift.ts).
   const handEditIds = new Map(handEdited.map((path) => [path, { found: was.get(path) ?? null, left: touched.get(path) ?? null }]));
   for (const path of handEdited) touched.delete(path);
+  // A hand edit the run moved (a rename, a copy then a delete) is drift where it lands too: made known there, a files
+  // move would delete it unsaved, no checkpoint holding it anywhere.
+  const found = new Set([...handEditIds.values()].flatMap((ids) => (ids.found === null ? [] : [ids.found])));
+  for (const [path, id] of touched) if (id !== null && found.has(id)) touched.delete(path);
   yield* restoreTakenContents(tx, dir, touched);
   const applied = yield* applyChanges(tx, reader, known, touched);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
