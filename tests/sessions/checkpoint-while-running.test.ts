@@ -1,5 +1,6 @@
-// A checkpoint taken while a tool call runs (from its own handler, or from another handle) reads files that lack the
-// call's effect: a "both" move restoring it replays the call on top once it succeeded, so files and tool track agree.
+// A checkpoint taken while a tool call runs: from its own handler, its files lack the call's effect and a "both" move
+// restoring it replays the call on top; from another handle of this process, it waits for the call's turn, and once
+// that wait is spent it is refused (CALL_IN_PROGRESS) rather than read the call half done.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
@@ -14,7 +15,7 @@ let ws: string;
 const opened: Forkpoint[] = [];
 const out = () => readOrNull(path.join(ws, "out"));
 
-// The other handle's checkpoint waits for the workspace's run turn that the held call keeps, then goes ahead beside it:
+// The other handle's checkpoint waits for the workspace's run turn that the held call keeps, then is refused:
 // after 1 s here, not 10 (nothing else in this file runs beside another run).
 beforeAll(() => void (turnWait.ms = 1_000));
 afterAll(() => void (turnWait.ms = TURN_WAIT_MS));
@@ -63,16 +64,17 @@ it("a checkpoint its own handler takes before writing, restored, gets the call r
   await movesThrough(s, start.id, inside, root);
 });
 
-it("a checkpoint another handle takes while the call runs, restored, gets the call replayed", async () => {
+it("a checkpoint another handle of this process asks for while a call runs past the wait is refused", async () => {
   let release: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (release = resolve));
   let started: () => void = () => undefined;
   const running = new Promise<void>((resolve) => (started = resolve));
   const db = path.join(dir, "forkpoint.db");
-  // The call runs on `a`: its run waits for the gate before it writes.
+  // The call runs on `a`: it writes half its effect, then waits for the gate before it writes the rest.
   const writeLater = defineTool<{ text: string }, { previous: null }>({
     name: "held_write",
     run: async ({ text }, ctx) => {
+      fs.writeFileSync(path.join(ws, "out"), "half\n");
       if (!ctx.replay) {
         started();
         await gate;
@@ -91,9 +93,18 @@ it("a checkpoint another handle takes while the call runs, restored, gets the ca
   const root = (await s.info()).currentBranchId;
   const call = s.invoke("held_write", { text: "result" });
   await running;
-  const inside = await (await b.getSession(s.id, { userId: "u" })).checkpoint({ name: "inside" });
+  const other = await b.getSession(s.id, { userId: "u" });
+  // Files read now would hold half the call's effect: refused once the turn's wait is spent, nothing written.
+  await expect(other.checkpoint({ name: "inside" })).rejects.toMatchObject({ code: "CALL_IN_PROGRESS" });
+  expect((await s.listCheckpoints()).items.map((c) => c.name)).toEqual(["start"]);
   release();
   await call;
+  const after = await other.checkpoint({ name: "after" });
+  // No false drift: the call's whole effect is its own, and the checkpoint holds it whole.
+  await s.rollback(start.id, { scope: "both" });
+  expect(out()).toBeNull();
+  await s.rollback(after.id, { scope: "both" });
   expect(out()).toBe("result");
-  await movesThrough(s, start.id, inside.id, root);
+  await s.switchBranch(root, { scope: "both" });
+  expect(out()).toBe("result");
 });

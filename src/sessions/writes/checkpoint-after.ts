@@ -116,6 +116,9 @@ export async function checkpointAfter(
             // No tool runs on the directory while its files are captured and recorded (see run-turns.ts): a call is in
             // them done, or not yet begun, never half done (unless taken from inside that call's own run).
             running ??= await takeRunTurn(out.scan.dir, ctx.closing);
+            // Gone ahead beside a run of this process that outlasted the wait: its files are half done. Refused, as a
+            // call another process runs is once the wait for it is spent.
+            if (running.shared) throw busyHere(out.scan.dir);
             files = await takeCapture(ctx, out.scan);
             continue;
           }
@@ -133,6 +136,14 @@ export async function checkpointAfter(
     });
   return how.ordered === false || servedHandler(ref.id) ? write() : orderedCall(ctx.events, ref.id, true, write);
 }
+
+/** The refusal of a capture while a tool call or a move of this process has run on `dir` longer than a turn's wait. */
+const busyHere = (dir: string) =>
+  new ConflictError(
+    `a tool call (or a move) of this process has been running on the workspace ${dir} longer than a checkpoint waits ` +
+      "for it: files read now would hold part of its effect; try again when it ends",
+    "CALL_IN_PROGRESS",
+  );
 
 /** Refusals for a call or move another process runs on the session: `checkpointAfter` tries again, up to `busyWaitMs`. */
 const busyElsewhere = new WeakSet<object>();
