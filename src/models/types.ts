@@ -348,7 +348,8 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * Why the move would be refused even with `force: true`: a link or a file forkpoint does not capture (a named pipe, a
    * file over `maxPayloadBytes`, a file the rules leave out now, changed since) in the way of its restore (scope `"files"`
    * or `"both"`) or where its undos and replays write (any scope: no checkpoint could keep it), or a hand edit one of its undos puts back that one of its replays
-   * writes over (any scope).
+   * writes over (any scope); or, until it ends, a tool call of the session that another process or server runs now
+   * (`CALL_IN_PROGRESS`; that call is not counted in `unknown`).
    */
   blocked?: string;
   /**

@@ -151,3 +151,18 @@ it("a checkpoint while another server's call runs waits for it (busyTimeoutMs), 
   expect(back.replayed).toEqual([]);
   expect(await linesAndTrack(s, file)).toEqual({ file: ["a1", "a2", "b1"], applied: ["a1", "a2", "b1"] });
 });
+
+it("a plan made while another server's call runs says the move is refused, and counts that call not unknown", async () => {
+  const { s, file, c1 } = await twoCalls();
+  const call = await heldCall(s, file, "b1");
+  for (const scope of ["conversation", "files", "both"] as const) {
+    const planned = await s.plan({ checkpointId: c1.id, scope });
+    expect(planned.blocked).toMatch(
+      /a tool call of this session is running \("tag_line" tc_\S+, process \d+\): the move is refused \(CALL_IN_PROGRESS\)/,
+    );
+    expect(planned.unknown).toEqual([]);
+    expect(await codeOf(s.rollback(c1.id, { scope }))).toBe("CALL_IN_PROGRESS");
+  }
+  expect(await call.go()).toEqual({ ok: true });
+  expect((await s.plan({ checkpointId: c1.id, scope: "both" })).blocked).toBeUndefined();
+});
