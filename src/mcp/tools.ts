@@ -164,11 +164,15 @@ export const handlers: ToolHandlers = {
       tools: { undo: plan.undone.map(callOf), replay: plan.replayed.map(callOf), irreversible, unregistered },
       refusal,
     };
+    // Something in the way of the restore is said first: the file lists leave out what forkpoint does not capture.
     const parts = [
-      `Rollback to ${named(cp)} would write back ${countOf(structured.restore.length, "file")}` +
-        (structured.restore.length > 0 ? ` (${paths(structured.restore)})` : "") +
-        ` and delete ${structured.remove.length}` +
-        (structured.remove.length > 0 ? ` (${paths(structured.remove)})` : ""),
+      inTheWay
+        ? `Rollback to ${named(cp)} is refused (WORKSPACE_DRIFT) even with force: true, until what is in the way is ` +
+          `removed or moved: ${inTheWay}`
+        : `Rollback to ${named(cp)} would write back ${countOf(structured.restore.length, "file")}` +
+          (structured.restore.length > 0 ? ` (${paths(structured.restore)})` : "") +
+          ` and delete ${structured.remove.length}` +
+          (structured.remove.length > 0 ? ` (${paths(structured.remove)})` : ""),
     ];
     const keep = (list: string[]) => `keep ${countOf(list.length, "file")} as ${list.length === 1 ? "it is" : "they are"} (${paths(list)})`;
     if (irreversibleKept.length > 0) parts.push(`${keep(irreversibleKept)}: irreversible tool calls wrote them, and those stay applied`);
@@ -199,8 +203,6 @@ export const handlers: ToolHandlers = {
                 ? ": left as they are, as the checkpoint's .gitignore files ignore them"
                 : ""),
       );
-    // Something in the way (a link, a file or folder forkpoint does not capture): rollback refuses, forced or not.
-    if (inTheWay) parts.push(`refused (WORKSPACE_DRIFT) even with force: true, until what is in the way is removed or moved: ${inTheWay}`);
     if (overHandEdit) parts.push(`refused (WORKSPACE_DRIFT) even with force: true: ${overHandEdit}`);
     if (unregistered.length > 0)
       parts.push(
