@@ -13,6 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { bindFrameworkTools, frameworkTool, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
 import { guardLoop, loopBranch, stopLoop } from "../adapters/loop-guard.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
+import { setOwn } from "../models/json.js";
 import type { SessionHandle } from "../sessions/session-handle.js";
 import { FollowedChanged } from "./followed-check.js";
 import { callInStep } from "./step-order.js";
@@ -266,7 +267,7 @@ export function undoableTools<TOOLS extends ToolSet>(
   const wrapped: Record<string, unknown> = {};
   for (const [name, t] of Object.entries(tools)) {
     if (!Object.hasOwn(bound, name)) {
-      wrapped[name] = t;
+      setOwn(wrapped, name, t);
       continue;
     }
     const journaled = async (input: unknown, callOptions: ToolExecutionOptions<unknown>, onOutput?: (output: unknown) => void) => {
@@ -336,13 +337,13 @@ export function undoableTools<TOOLS extends ToolSet>(
         }
       }
     };
-    wrapped[name] = {
+    setOwn(wrapped, name, {
       ...t,
       execute: streams(t.execute)
         ? (input: unknown, callOptions: ToolExecutionOptions<unknown>) =>
             relay((onOutput) => callInStep(callOptions, () => journaled(input, callOptions, onOutput)))
         : (input: unknown, callOptions: ToolExecutionOptions<unknown>) => callInStep(callOptions, () => journaled(input, callOptions)),
-    };
+    });
   }
   return wrapped as TOOLS;
 }

@@ -95,7 +95,7 @@ export const messageInput = z.strictObject({
   metadata: jsonObject.nullable().optional(),
 });
 export const checkpointInput = z.strictObject({
-  name: name().optional(),
+  name: name().nullable().optional(),
   metadata: jsonObject.nullable().optional(),
   expiresIn: duration.optional(),
 });

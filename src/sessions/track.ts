@@ -145,7 +145,7 @@ export function track<T extends object>(ctx: EngineContext, session: TrackTarget
       const snapshot: JsonObject = {};
       for (const f of fields) {
         const value = asJson(f);
-        if (value !== undefined) snapshot[f] = value;
+        if (value !== undefined) setOwn(snapshot, f, value);
       }
       return session.setState((prev) => {
         const base = isObject(prev) ? prev : {};

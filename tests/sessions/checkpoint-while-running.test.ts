@@ -9,6 +9,7 @@ import { TURN_WAIT_MS, turnWait } from "../../src/sessions/workspace/run-turns.j
 import { readOrNull } from "../fixtures/file-tools.js";
 import { makeTempDir, removeDir } from "../helpers.js";
 import { openForkpoint } from "../fixtures/backend.js";
+import { engineOf } from "../../src/sessions/forkpoint.js";
 
 let dir: string;
 let ws: string;
@@ -99,6 +100,9 @@ it("a checkpoint another handle of this process asks for while a call runs past 
   expect((await s.listCheckpoints()).items.map((c) => c.name)).toEqual(["start"]);
   release();
   await call;
+  // The refusal left the call's run its own: the paths it changed are recorded (a run gone ahead beside would not be).
+  const id = (await s.toolTrack()).at(-1)!.id;
+  expect(await engineOf(a).ctx.store.read((tx) => tx.callPaths(id))).toEqual(["out"]);
   const after = await other.checkpoint({ name: "after" });
   // No false drift: the call's whole effect is its own, and the checkpoint holds it whole.
   await s.rollback(start.id, { scope: "both" });

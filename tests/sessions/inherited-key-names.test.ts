@@ -59,6 +59,21 @@ describe("a tracked object", () => {
     });
 });
 
+it("a tracked field named __proto__ is saved with the state and brought back by a move", async () => {
+  const { fp } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  const agent = JSON.parse('{"__proto__": "initial", "other": 1}') as Record<string, unknown>;
+  const t = s.track(agent, { fields: ["__proto__", "other"] });
+  const set = (v: unknown) => Object.defineProperty(agent, "__proto__", { value: v, enumerable: true, writable: true, configurable: true });
+  set("saved-one");
+  await t.save();
+  const cp = await s.checkpoint({ name: "one" });
+  set("later");
+  await t.save();
+  await s.rollback(cp.id);
+  expect(Object.getOwnPropertyDescriptor(agent, "__proto__")!.value).toBe("saved-one");
+});
+
 describe("the adapters", () => {
   it("saveChat stores a tool input with an own __proto__ key, and loadChat gives it back", async () => {
     const { fp } = dbs.open();
@@ -94,5 +109,17 @@ describe("undoableTools", () => {
     const note = tool({ inputSchema: z.object({ text: z.string() }), execute: async () => "ok" });
     const undos = { toString: () => undefined } as never;
     expect(() => undoableTools(s, { note }, undos)).toThrow(ValidationError);
+  });
+
+  it("keeps a tool named __proto__ an own tool of the set it returns", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    const note = tool({ inputSchema: z.object({ text: z.string() }), execute: async () => "ok" });
+    const tools = JSON.parse('{"__proto__": 0, "plain": 0}') as Record<string, unknown>;
+    for (const k of Object.keys(tools))
+      Object.defineProperty(tools, k, { value: note, enumerable: true, writable: true, configurable: true });
+    const wrapped = undoableTools(s, tools as never, {} as never, {} as never);
+    expect(Object.keys(wrapped).sort()).toEqual(["__proto__", "plain"]);
+    expect(Object.getPrototypeOf(wrapped)).toBe(Object.prototype);
   });
 });

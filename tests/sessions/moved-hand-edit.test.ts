@@ -25,18 +25,24 @@ const copyThenDelete = defineTool<{ from: string; to: string }, null>({
   undo: ({ args: { from, to } }) => (fs.copyFileSync(to, from), fs.rmSync(to)),
 });
 
+const moveAndEdit = defineTool<{ from: string; to: string }, null>({
+  name: "move_and_edit",
+  run: ({ from, to }) => (fs.renameSync(from, to), fs.appendFileSync(to, "-- footer\n"), null),
+  undo: ({ args: { from, to } }) => (fs.writeFileSync(from, fs.readFileSync(to, "utf8").replace("-- footer\n", "")), fs.rmSync(to)),
+});
+
 beforeEach(() => {
   dir = makeTempDir("forkpoint-moved-hand-edit-");
   ws = path.join(dir, "project");
   fs.mkdirSync(ws);
-  fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [renameFile, copyThenDelete] });
+  fp = openForkpoint({ path: path.join(dir, "forkpoint.db"), tools: [renameFile, copyThenDelete, moveAndEdit] });
 });
 afterEach(async () => {
   await fp.close();
   removeDir(dir);
 });
 
-for (const tool of ["rename_file", "copy_then_delete"])
+for (const tool of ["rename_file", "copy_then_delete", "move_and_edit"])
   it(`${tool}: a files rewind refuses the moved hand edit; forced, it saves it first`, async () => {
     const s = await fp.createSession({ userId: "u" });
     await s.attachWorkspace(ws);
@@ -46,11 +52,12 @@ for (const tool of ["rename_file", "copy_then_delete"])
 
     expect((await s.plan({ checkpointId: cp0.id, scope: "files" })).drift).toEqual(["docs.md"]);
     await expect(s.rollback(cp0.id, { scope: "files" })).rejects.toMatchObject({ code: "WORKSPACE_DRIFT" });
-    expect(read("docs.md")).toBe("MY DRAFT, typed by hand\n");
+    const landed = read("docs.md");
+    expect(landed).toMatch(/^MY DRAFT, typed by hand\n/);
 
     const forced = await s.rollback(cp0.id, { scope: "files", force: true });
     expect(forced.savedDrift?.files).toEqual(["docs.md"]);
     expect(read("docs.md")).toBeNull();
     await s.rollback(forced.savedDrift!.checkpointId, { scope: "files" });
-    expect(read("docs.md")).toBe("MY DRAFT, typed by hand\n");
+    expect(read("docs.md")).toBe(landed);
   });

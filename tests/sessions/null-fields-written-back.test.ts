@@ -17,6 +17,8 @@ it("takes null back where reads give it", async () => {
   expect(edited.message).toMatchObject({ clientId: null, metadata: null, content: "hello" });
   const cp = await s.checkpoint({ name: "c", metadata: null });
   expect(cp.metadata).toBeNull();
+  const unnamed = await s.checkpoint({ name: null });
+  expect(unnamed.name).toBeNull();
   const [turned] = (await s.turn([{ role: "user", content: "again", clientId: null, metadata: null }], { metadata: null })).messages;
   expect(turned).toMatchObject({ clientId: null, metadata: null });
 });

@@ -31,8 +31,13 @@ export interface RunTurn {
   readonly shared: boolean;
 }
 
-/** Waits until the runs before this one on `dir` are done (at most `waitMs`, and not past `closing`). */
-export async function takeRunTurn(dir: string, closing: AbortSignal, waitMs = turnWait.ms): Promise<RunTurn> {
+/**
+ * Waits until the runs before this one on `dir` are done (at most `waitMs`, and not past `closing`). `giveUp`: past
+ * that, null (the turn handed on, the run holding it untouched) instead of going ahead beside it.
+ */
+export async function takeRunTurn(dir: string, closing: AbortSignal, waitMs?: number): Promise<RunTurn>;
+export async function takeRunTurn(dir: string, closing: AbortSignal, waitMs: number | undefined, giveUp: true): Promise<RunTurn | null>;
+export async function takeRunTurn(dir: string, closing: AbortSignal, waitMs = turnWait.ms, giveUp = false): Promise<RunTurn | null> {
   const held = holding.getStore();
   if (held?.has(dir)) return { within: (fn) => fn(), release: () => {}, shared: false };
   const before = tails.get(dir) ?? Promise.resolve();
@@ -59,6 +64,10 @@ export async function takeRunTurn(dir: string, closing: AbortSignal, waitMs = tu
   ]);
   clearTimeout(timer);
   if (onClose) closing.removeEventListener("abort", onClose);
+  if (!waited && giveUp) {
+    done();
+    return null;
+  }
   if (!waited) {
     // Going ahead beside the holder: neither run's changes are its own. The runs queued after this one wait for it.
     const holder = holders.get(dir);

@@ -115,10 +115,10 @@ export async function checkpointAfter(
           if ("scan" in out) {
             // No tool runs on the directory while its files are captured and recorded (see run-turns.ts): a call is in
             // them done, or not yet begun, never half done (unless taken from inside that call's own run).
-            running ??= await takeRunTurn(out.scan.dir, ctx.closing);
-            // Gone ahead beside a run of this process that outlasted the wait: its files are half done. Refused, as a
-            // call another process runs is once the wait for it is spent.
-            if (running.shared) throw busyHere(out.scan.dir);
+            // Not gone ahead beside a run of this process that outlasts the wait (its files are half done, and the run's
+            // changes would no longer count as its own): refused, as a call another process runs is once that wait is spent.
+            running ??= await takeRunTurn(out.scan.dir, ctx.closing, undefined, true);
+            if (!running) throw busyHere(out.scan.dir);
             files = await takeCapture(ctx, out.scan);
             continue;
           }
