@@ -3,6 +3,7 @@
 import type { CallRecord, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { JsonValue } from "../../models/json.js";
 import type { EngineContext } from "../core/context.js";
+import { keepMovedHandEdits } from "./moved-hand-edits.js";
 import { readIfStill } from "./capture.js";
 import { capturedPaths } from "./captured.js";
 import { contentOf } from "./file-id.js";
@@ -365,13 +366,7 @@ function* absorbChangesUnit(
   // What the run found and left there: a move tells the call's own output from a save made after it (conversation-drift.ts).
   const handEditIds = new Map(handEdited.map((path) => [path, { found: was.get(path) ?? null, left: touched.get(path) ?? null }]));
   for (const path of handEdited) touched.delete(path);
-  // A hand edit the run moved (a rename, a copy then a delete; edited on the way or not) is drift where it lands too:
-  // made known there, a files move would delete it unsaved, no checkpoint holding it anywhere. So are the files a run
-  // that deleted a hand edit made new: one may hold it, changed.
-  const found = new Set([...handEditIds.values()].flatMap((ids) => (ids.found === null ? [] : [ids.found])));
-  const deletedHandEdit = [...handEditIds.values()].some((ids) => ids.found !== null && ids.left === null);
-  for (const [path, id] of touched)
-    if (id !== null && (found.has(id) || (deletedHandEdit && (was.get(path) ?? null) === null))) touched.delete(path);
+  keepMovedHandEdits(touched, handEditIds, was);
   yield* restoreTakenContents(tx, dir, touched);
   const applied = yield* applyChanges(tx, reader, known, touched);
   yield* tx.insertTrees([...[...reader.ephemeralBodies].map(([hash, body]) => ({ hash, body })), ...applied.trees]);
