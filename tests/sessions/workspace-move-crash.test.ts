@@ -71,6 +71,14 @@ async function killedMidMove(
   return { report, s: await fp.getSession(s.id, { userId: "u" }) };
 }
 
+/** Between rounds of one test: the database closed, the killed worker's marker and the workspace's files gone. */
+async function nextRound() {
+  await fp.close();
+  fs.rmSync(path.join(dir, "stalled"));
+  fs.rmSync(ws, { recursive: true });
+  fs.mkdirSync(ws);
+}
+
 it.skipIf(!watched)('a "both" move killed after an undo finished restores the target\'s files on recovery', async () => {
   fs.writeFileSync(file("a.txt"), "0");
   let s = await open().createSession({ userId: "u" });
@@ -167,10 +175,7 @@ it.skipIf(!watched)("a file saved by hand during the move is not written over by
     // Kept in no checkpoint: the next rewind refuses to overwrite it.
     await expect(s.rollback(end.id, { scope: "both" })).rejects.toMatchObject({ code: "WORKSPACE_DRIFT" });
     expect(readOrNull(file("a.txt"))).toBe("saved by hand");
-    await fp.close();
-    fs.rmSync(path.join(dir, "stalled"));
-    fs.rmSync(ws, { recursive: true });
-    fs.mkdirSync(ws);
+    await nextRound();
   }
 });
 
@@ -207,10 +212,7 @@ it.skipIf(!watched)("a resumed move stops before a replay over a file saved by h
     expect(readOrNull(file("a.txt"))).toBe("1");
     await s.rollback(kept.id, { scope: "both" });
     expect(readOrNull(file("a.txt"))).toBe("saved by hand");
-    await fp.close();
-    fs.rmSync(path.join(dir, "stalled"));
-    fs.rmSync(ws, { recursive: true });
-    fs.mkdirSync(ws);
+    await nextRound();
   }
 });
 
@@ -255,9 +257,6 @@ it.skipIf(!watched)("a resumed move stops before an undo over a file forkpoint c
       expect.objectContaining({ error: expect.objectContaining({ code: "WORKSPACE_DRIFT", message: expect.stringContaining("a.txt") }) }),
     ]);
     expect(fs.readFileSync(file("a.txt")).equals(big)).toBe(true);
-    await fp.close();
-    fs.rmSync(path.join(dir, "stalled"));
-    fs.rmSync(ws, { recursive: true });
-    fs.mkdirSync(ws);
+    await nextRound();
   }
 });
