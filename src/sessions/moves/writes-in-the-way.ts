@@ -3,12 +3,13 @@
 // file over the size limit or unreadable); a file the workspace's rules ignore now, changed since; a folder where a file
 // was. A step would write over it unsaved, through it, or fail on it partway, so the move is refused before its first
 // step, forced or not.
-import { accessSync, constants, lstatSync, readFileSync, type BigIntStats } from "node:fs";
+import { accessSync, constants, lstatSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
 import { ConflictError } from "../../models/errors.js";
 import type { ToolInvocation } from "../../models/types.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import { diskFileId } from "../workspace/disk-file-id.js";
+import { ignoreFileText } from "../workspace/ignore-file.js";
 import { makeRules } from "../workspace/rules.js";
 import { ignoreFactory } from "../workspace/state.js";
 import { ignoredFile } from "../workspace/target-rules.js";
@@ -46,14 +47,6 @@ const stepText = (ws: WorkspaceRow, { path, call, undo }: StepWrite, what: strin
   `cannot run this move's tools on the workspace ${ws.dir}: ${path} ${what}, and the ${undo ? "undo" : "replay"} of ` +
   `call ${call} writes it`;
 
-const textOrNull = (full: string): string | null => {
-  try {
-    return readFileSync(full, "utf8");
-  } catch {
-    return null;
-  }
-};
-
 /**
  * The first of `candidates` whose path holds a file other than forkpoint last saw there (`seen`) and than the step's
  * call left there: changed by hand since (unchanged, a step writes over nothing forkpoint cannot give back).
@@ -83,7 +76,7 @@ function* uncapturedInTheWay(tx: Tx, ws: WorkspaceRow, writes: readonly StepWrit
     if (what !== undefined)
       return `${stepText(ws, write, `is ${what}, made there since forkpoint last captured it`)}; no checkpoint can keep it (forcing would not save it): move it away, then move`;
   }
-  const rules = makeRules(ws.dir, JSON.parse(ws.exclude) as string[], ws.gitignore, ignoreFactory, textOrNull);
+  const rules = makeRules(ws.dir, JSON.parse(ws.exclude) as string[], ws.gitignore, ignoreFactory, ignoreFileText);
   // Left out by the rules now; a file with other hard links (maybe to one outside, which a tool writing in place would
   // change too: forkpoint's own restore replaces a file); a folder (a call that makes one records the change).
   const ignored = writes.filter((w) => ignoredFile(rules, w.path));

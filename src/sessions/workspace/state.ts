@@ -2,10 +2,10 @@
 // that says what changed since the last scan, kept until the forkpoint closes. A scan brings the cache up to date:
 // with a trusted watcher it looks only at the paths events named; otherwise it walks the whole tree (stat only:
 // files are read when their stat data changed).
-import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { StatRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
+import { ignoreFileText } from "./ignore-file.js";
 import { PackWriter } from "./packs.js";
 import { makeRules, type Rules } from "./rules.js";
 import { StatCache } from "./stat-cache.js";
@@ -120,23 +120,13 @@ export function workspaceStateFor(ctx: EngineContext, sessionId: string): Worksp
   return registryOf(ctx).states.get(sessionId);
 }
 
-/** A .gitignore file's text, or null (asked of every directory: a missing file costs no exception). */
-function readText(path: string): string | null {
-  if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return null;
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return null;
-  }
-}
-
 export function scanContext(ctx: EngineContext, state: WorkspaceState, writer: PackWriter | null): ScanContext {
   state.rules ??= makeRules(
     state.config.dir,
     JSON.parse(state.config.exclude) as string[],
     state.config.gitignore,
     ignoreFactory,
-    readText,
+    ignoreFileText,
   );
   return {
     root: state.config.dir,

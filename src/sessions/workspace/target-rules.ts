@@ -1,12 +1,12 @@
 // Which new files a restore leaves alone: those its target's own ignore rules ignore (build output that a rewind past
 // the .gitignore line naming it made visible, and that forkpoint never captured).
-import { readFileSync } from "node:fs";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import { contentOf } from "./file-id.js";
 import { type FileChange } from "./trees.js";
 import { readBlobs, type PackCache } from "./packs.js";
 import { makeRules, type Rules } from "./rules.js";
 import { ignoreFactory } from "./state.js";
+import { ignoreFileText } from "./ignore-file.js";
 
 const isGitignore = (path: string) => path === ".gitignore" || path.endsWith("/.gitignore");
 
@@ -41,12 +41,7 @@ export function* ignoredByTarget(
   const texts = new Map(rewritten.map((c) => [c.path, c.to === null ? null : blobs.get(contentOf(c.to))!.toString("utf8")]));
   const readText = (full: string): string | null => {
     const rel = full.slice(ws.dir.length + 1);
-    if (texts.has(rel)) return texts.get(rel)!;
-    try {
-      return readFileSync(full, "utf8");
-    } catch {
-      return null;
-    }
+    return texts.has(rel) ? texts.get(rel)! : ignoreFileText(full);
   };
   const rules = makeRules(ws.dir, JSON.parse(ws.exclude) as string[], true, ignoreFactory, readText);
   return new Set(added.filter((path) => ignoredFile(rules, path)));

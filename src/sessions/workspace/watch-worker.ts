@@ -54,8 +54,10 @@ function watcherMain(
   const data = workerData as WatchData;
   const ignoreFactory = requireFn(data.ignorePath) as Parameters<typeof makeRules>[3];
   const skip = new Set(data.skip);
+  // As ignore-file.ts reads them (this function runs from its source text): a link named .gitignore is not followed.
   const readText = (p: string) => {
     try {
+      if (!fs.lstatSync(p, { throwIfNoEntry: false })?.isFile()) return null;
       return fs.readFileSync(p, "utf8");
     } catch {
       return null;
