@@ -410,13 +410,13 @@ function* startStepUnit(tx: Tx, ctx: EngineContext, sessionId: string, step: Mov
 }
 
 /**
- * The paths `step` is held to: those its call's run changed; for the undo of a call whose run changed none (a delete of
- * a missing file), those its arguments name, where it is undone. Drift there was weighed before the move began (see
- * `writtenPaths`): what the undo writes there is its own doing, never a save by hand during the move that a later
- * undo's put-back hand edit would give way to.
+ * The paths `step` is held to: those its call's run changed; for a call whose run changed none (a delete of a missing
+ * file), those its arguments name, where it is undone or run again (a replay deletes the file an earlier replay made).
+ * Drift there was weighed before the move began (see `writtenPaths`, `replayPaths`): what the step writes there is its
+ * own doing, never a save by hand during the move that a later step would stop at or give way to.
  */
 function* undoneWhereNamed(tx: Tx, sessionId: string, step: MoveStepRow, row: ToolRow, paths: string[] | undefined) {
-  if (step.op !== "undo" || paths?.length !== 0) return paths;
+  if (paths?.length !== 0) return paths;
   const ws = yield* tx.getWorkspace(sessionId);
   return ws ? namedPaths(ws.dir, toToolInvocation(row).args) : paths;
 }
