@@ -173,8 +173,9 @@ function bindings(
     const execute: Execute | undefined = t?.execute;
     // A tool without execute runs in the client (or needs approval): nothing runs here to journal.
     if (typeof execute !== "function") continue;
-    const undo = undos[name] as FrameworkBinding["undo"];
-    out[name] = {
+    // Own keys only: a tool named `toString` without an undo is not undone by Object.prototype's.
+    const undo = (Object.hasOwn(undos, name) ? undos[name] : undefined) as FrameworkBinding["undo"];
+    setOwn(out, name, {
       run: async (args, ctx, live) => {
         const call = live as LiveCall | undefined;
         const options = call?.options ?? {
@@ -186,7 +187,7 @@ function bindings(
         return finalOutput(await execute(args, options), call?.onOutput);
       },
       ...(undo ? { undo } : {}),
-    };
+    });
   }
   return out;
 }

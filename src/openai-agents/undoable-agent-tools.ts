@@ -4,7 +4,7 @@ import { RunContext, type FunctionTool, type Tool } from "@openai/agents";
 import { bindFrameworkTools, frameworkTool, invokeFramework, type FrameworkBinding } from "../adapters/framework-tools.js";
 import { guardLoop, stopLoop } from "../adapters/loop-guard.js";
 import { ConflictError, ValidationError } from "../models/errors.js";
-import type { JsonValue } from "../models/json.js";
+import { setOwn, type JsonValue } from "../models/json.js";
 import { sessionEngine, type SessionHandle } from "../sessions/session-handle.js";
 import type { ToolContext, ToolDefinition } from "../tools/define-tool.js";
 import { approvedCallCheck, approvedCallRequest } from "./call-items.js";
@@ -118,9 +118,10 @@ function agentBindings(
   const bindings: Record<string, FrameworkBinding> = {};
   for (const [name, t] of functions) {
     const original = t.invoke.bind(t);
-    const undo = undos[name];
+    // Own keys only: a tool named `toString` without an undo is not undone by Object.prototype's.
+    const undo = Object.hasOwn(undos, name) ? undos[name] : undefined;
     const failed = failedOutput ? (output: unknown) => isSdkErrorText(output) || failedOutput(output, name) : isSdkErrorText;
-    bindings[name] = {
+    setOwn(bindings, name, {
       run: (args, ctx, live) => {
         if (live) {
           const l = live as LiveCall;
@@ -134,7 +135,7 @@ function agentBindings(
         );
       },
       ...(undo ? { undo } : {}),
-    };
+    });
   }
   return bindings;
 }
