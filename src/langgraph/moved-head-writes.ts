@@ -1,7 +1,8 @@
 // Which pending writes of a stored checkpoint a thread shows at a head the session was moved to.
 // A move can leave a continuation behind (the graph went on from the checkpoint) or undo the step's tool calls; what
 // stands for either is hidden, so LangGraph runs those tasks again rather than bring back results the move undid.
-import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite } from "@langchain/langgraph-checkpoint";
+import { RESUME, type CheckpointPendingWrite } from "@langchain/langgraph-checkpoint";
+import { isSpecialChannel } from "./special-channels.js";
 import { markSeq, parseResumeMark } from "../sessions/langgraph-bridge.js";
 import type { BranchRow, LgCheckpointRow, LgPointRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { FIRST_ASKED } from "./first-asked.js";
@@ -48,7 +49,7 @@ export function firstsAsked<T>(firsts: ReadonlyMap<string, T>, undone: Undone | 
  * Whether a pending write on this channel is an interrupt or an error: what the graph waits on at the checkpoint (or a
  * task's first interrupt kept there, `first-asked.ts`: what a head moved back there shows).
  */
-const isWait = (channel: string): boolean => (channel in WRITES_IDX_MAP && channel !== RESUME) || channel === FIRST_ASKED;
+const isWait = (channel: string): boolean => (isSpecialChannel(channel) && channel !== RESUME) || channel === FIRST_ASKED;
 
 /**
  * Which of a checkpoint's pending writes (task id, channel) a head moved to it shows. Always its interrupts and errors.
@@ -64,11 +65,11 @@ const isWait = (channel: string): boolean => (channel in WRITES_IDX_MAP && chann
 export function shownAtMovedHead(writes: readonly { taskId: string; channel: string }[], undone: Undone): boolean[] {
   const waited = new Set(writes.filter((w) => isWait(w.channel)).map((w) => w.taskId));
   const finishedBefore = (w: { taskId: string; channel: string }) =>
-    undone !== "calls" && waited.size > 0 && !(w.channel in WRITES_IDX_MAP) && !waited.has(w.taskId);
+    undone !== "calls" && waited.size > 0 && !isSpecialChannel(w.channel) && !waited.has(w.taskId);
   const given = (w: { taskId: string; channel: string }) =>
     typeof undone !== "string" && w.channel === RESUME && undone.fresh.has(w.taskId);
   const stored = (w: { taskId: string; channel: string }) =>
-    typeof undone !== "string" && undone.results === "stored" && !(w.channel in WRITES_IDX_MAP);
+    typeof undone !== "string" && undone.results === "stored" && !isSpecialChannel(w.channel);
   return writes.map((w) => isWait(w.channel) || given(w) || finishedBefore(w) || stored(w));
 }
 

@@ -1,6 +1,7 @@
 // ForkpointSaver's putWrites: a task's pending writes, stored by the id of the checkpoint they belong to.
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { WRITES_IDX_MAP, type PendingWrite } from "@langchain/langgraph-checkpoint";
+import { type PendingWrite } from "@langchain/langgraph-checkpoint";
+import { isSpecialChannel, specialIndex } from "./special-channels.js";
 import { ValidationError } from "../models/errors.js";
 import { newId } from "../models/ids.js";
 import { assertPlainText } from "../models/strings.js";
@@ -75,10 +76,10 @@ async function storeWrites(
   for (const [i, [channel, value]] of writes.entries()) {
     assertSaverKey(channel, `writes[${i}][0]`);
     const [type, body] = await parts.serde.dumpsTyped(value);
-    rows.push({ checkpointId, taskId, idx: WRITES_IDX_MAP[channel] ?? i, channel, type, value: Buffer.from(body), taskPath });
+    rows.push({ checkpointId, taskId, idx: specialIndex(channel) ?? i, channel, type, value: Buffer.from(body), taskPath });
   }
   // Special writes (errors, interrupts) replace an earlier one of the task; regular ones are written once.
-  const special = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+  const special = writes.every(([channel]) => isSpecialChannel(channel));
   const ctx = await parts.engine();
   // LangGraph sends a step's writes without waiting for the put of their checkpoint (puts are queued one after
   // another): writes may come first, so they are keyed by the checkpoint's id, not tied to a stored row.

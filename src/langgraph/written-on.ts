@@ -1,5 +1,6 @@
 // Where a task's results at a checkpoint were stored: a task run again there after a move replaces the undone run's.
-import { RESUME, WRITES_IDX_MAP, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import { RESUME, type CheckpointPendingWrite, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import { isSpecialChannel } from "./special-channels.js";
 import { WRITTEN_ON, markSeq, ownedCurrent } from "../sessions/langgraph-bridge.js";
 import type { LgThreadRow, LgWriteRow, LineageSegment, Step, Tx } from "../store/port/index.js";
 import { checkpointAt } from "./thread-head.js";
@@ -30,7 +31,7 @@ interface Mark {
   seq?: number;
 }
 
-const isRegular = (channel: string) => !(channel in WRITES_IDX_MAP);
+const isRegular = (channel: string) => !isSpecialChannel(channel);
 
 /** The root graph's thread of `thread` (itself when it is the root's). */
 function* rootOf(tx: Tx, thread: LgThreadRow): Step<LgThreadRow | undefined> {
