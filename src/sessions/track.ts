@@ -108,16 +108,19 @@ export function loadTracked(ctx: EngineContext, sessionId: string, state: JsonVa
 /**
  * Tracks `fields` of `target`. Saved, they are top-level keys of the session state (or of `state[key]`), which must
  * then be an object (another state is replaced by one). Loaded, each field takes the state's value; a field the state
- * lacks (a position before it was first saved) takes the value it had when tracking began.
+ * lacks (a position before it was first saved) takes the value it had when tracking began; none, it is removed.
  */
 export function track<T extends object>(ctx: EngineContext, session: TrackTarget, target: T, options: TrackOptions): Tracked<T> {
   if (typeof target !== "object" || target === null) throw new ValidationError("target", "must be an object");
   const o = parseOptions(trackOptions, options, "options");
   const fields = [...new Set(o.fields)];
   const obj = target as Record<string, unknown>;
-  // What a field is reset to where the state holds none: its value now (JSON, as any saved one).
-  const asJson = (f: string): JsonValue | undefined =>
-    obj[f] === undefined ? undefined : (JSON.parse(toJsonText(obj[f], `target.${f}`, ctx.limits)) as JsonValue);
+  // What a field is reset to where the state holds none: its value now (JSON, as any saved one). A field the object
+  // does not have is none, also when Object.prototype has a member of that name (`toString`, `__proto__`).
+  const asJson = (f: string): JsonValue | undefined => {
+    const value = fieldOf(obj, f) === "none" ? undefined : obj[f];
+    return value === undefined ? undefined : (JSON.parse(toJsonText(value, `target.${f}`, ctx.limits)) as JsonValue);
+  };
   const initial = new Map(fields.map((f) => [f, asJson(f)]));
   const sessions = registry(ctx);
   const loader: Loader = {
@@ -127,6 +130,12 @@ export function track<T extends object>(ctx: EngineContext, session: TrackTarget
       const saved = isObject(holder) ? holder : {};
       for (const f of fields) {
         const value = Object.hasOwn(saved, f) ? structuredClone(saved[f]) : structuredClone(initial.get(f));
+        const kind = fieldOf(obj, f);
+        // No value for a field the object has as its own data: the field goes (the inherited member, if any, shows).
+        if (value === undefined && kind !== "accessor") {
+          if (kind === "own") delete obj[f];
+          continue;
+        }
         // A field named "__proto__" is the object's own (an assignment would set its prototype); others are assigned,
         // so a setter the target defines still runs.
         if (f === "__proto__") setOwn(obj, f, value);
@@ -165,4 +174,19 @@ export function track<T extends object>(ctx: EngineContext, session: TrackTarget
       if (set?.size === 0) sessions.delete(session.id);
     },
   };
+}
+
+/**
+ * How `obj` has field `f`: as its own data ("own"), through a prototype of its own class, an accessor maybe
+ * ("accessor"), or not at all ("none": Object.prototype's members are no fields of the object).
+ */
+function fieldOf(obj: object, f: string): "own" | "accessor" | "none" {
+  if (Object.hasOwn(obj, f)) return Object.getOwnPropertyDescriptor(obj, f)!.get ? "accessor" : "own";
+  for (
+    let o = Object.getPrototypeOf(obj) as object | null;
+    o !== null && o !== Object.prototype;
+    o = Object.getPrototypeOf(o) as object | null
+  )
+    if (Object.hasOwn(o, f)) return "accessor";
+  return "none";
 }
