@@ -345,11 +345,14 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    */
   drift?: string[];
   /**
-   * Why the move would be refused even with `force: true`: a link or a file forkpoint does not capture (a named pipe, a
-   * file over `maxPayloadBytes`, a file the rules leave out now, changed since) in the way of its restore (scope `"files"`
-   * or `"both"`) or where its undos and replays write (any scope: no checkpoint could keep it), or a hand edit one of its undos puts back that one of its replays
-   * writes over (any scope); or, until it ends, a tool call of the session that another process or server runs now
-   * (`CALL_IN_PROGRESS`; that call is not counted in `unknown`).
+   * Why the move would not get through even with `force: true`: a link or a file forkpoint does not capture (a named
+   * pipe, a file over `maxPayloadBytes`, a file the rules leave out now, changed since) in the way of its restore (scope
+   * `"files"` or `"both"`) or where its undos and replays write (any scope: no checkpoint could keep it), which refuses
+   * it before its first step; or a hand edit one of its undos puts back that one of its replays writes over (any scope):
+   * the move runs its undos, then stops before that replay with the hand edit on disk (`WORKSPACE_DRIFT`; the session
+   * stays on its branch, and a checkpoint taken then keeps the edit, after which the move called again goes on); or,
+   * until it ends, a tool call of the session that another process or server runs now (`CALL_IN_PROGRESS`, refused;
+   * that call is not counted in `unknown`).
    */
   blocked?: string;
   /**

@@ -65,14 +65,15 @@ export function refuseReplayOver(
       `this move's undo of ${calls.length === 1 ? "call" : "calls"} ${calls.join(", ")} put back ${back.length === 1 ? "a change" : "changes"} made ` +
         `by hand in the workspace ${dir} (${back.join(", ")}), kept in no checkpoint, and a call it replays next writes over ` +
         `${back.length === 1 ? "it" : "them"}; the move stopped there, with the change on disk: take a checkpoint to keep ` +
-        `${back.length === 1 ? "it" : "them"} (or move with force: true), then move again`,
+        `${back.length === 1 ? "it" : "them"}, then move again (or move again with force: true, which saves ${back.length === 1 ? "it" : "them"} first)`,
       "WORKSPACE_DRIFT",
     );
   }
   const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");
   throw new ConflictError(
     `the workspace ${dir} changed while this move ran (${shown}), and ${replays === "all" ? "a call it replays next may write" : "a call it replays next writes"} ` +
-      `${over.length === 1 ? "it" : "them"}; take a checkpoint to keep those changes (or move with force: true), then move again`,
+      `${over.length === 1 ? "it" : "them"}; take a checkpoint to keep those changes, then move again (or move again with force: true, ` +
+      "which saves them first)",
     "WORKSPACE_DRIFT",
   );
 }
