@@ -8,6 +8,7 @@ import { restoreCheck, type RestoreCheck } from "../sessions/workspace/prepare-r
 import { sameFilesConfig } from "../sessions/workspace/snapshots.js";
 import { irreversibleOutside } from "../sessions/moves/failed-undo-files.js";
 import { snapshotPosition } from "../sessions/moves/move-files.js";
+import { liveWork } from "../sessions/moves/live-work-planned.js";
 
 function* targetOf(tx: Tx, sessionId: string, checkpointId: string) {
   const ws = yield* tx.getWorkspace(sessionId);
@@ -60,4 +61,13 @@ function* keptUnit(
   const kept = new Set<string>();
   for (const id of calls) for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
   return [...kept].sort();
+}
+
+/**
+ * The code a rollback of the session is refused with for now, whatever it would do: a move under way that may still
+ * run (`MOVE_IN_PROGRESS`, after the wait), else a tool call another process or server runs (`CALL_IN_PROGRESS`).
+ */
+export async function refusedForNow(s: SessionHandle): Promise<"MOVE_IN_PROGRESS" | "CALL_IN_PROGRESS" | null> {
+  const { calls, moves } = await sessionEngine(s).run((ctx, ref) => ctx.store.read((tx) => liveWork(ctx, tx, ref.id)));
+  return moves.length > 0 ? "MOVE_IN_PROGRESS" : calls.length > 0 ? "CALL_IN_PROGRESS" : null;
 }

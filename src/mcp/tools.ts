@@ -11,7 +11,7 @@ import {
   type SessionHandle,
 } from "../index.js";
 import type { FilesDiffer } from "./files-diff.js";
-import { keptByRollback, rollbackCheck } from "./blocked.js";
+import { keptByRollback, refusedForNow, rollbackCheck } from "./blocked.js";
 import { findCheckpoint, lastCheckpoint } from "./lineage.js";
 import { attachedWorkspace } from "./workspace-session.js";
 import type { ToolInput, ToolName, ToolOutput } from "./schemas.js";
@@ -114,7 +114,7 @@ export const handlers: ToolHandlers = {
 
   async plan_rollback({ session: s, files }, { checkpoint, scope }) {
     const cp = await findCheckpoint(s, checkpoint);
-    const [plan, both, last, check, held] = await Promise.all([
+    const [plan, both, last, check, held, forNow] = await Promise.all([
       // Absent, the scope is plan's own default.
       s.plan(scope === undefined ? { checkpointId: cp.id } : { checkpointId: cp.id, scope }),
       // The "both" move rollback makes, whatever the scope planned: the files it keeps, and what refuses it even forced.
@@ -122,11 +122,13 @@ export const handlers: ToolHandlers = {
       lastCheckpoint(s),
       rollbackCheck(s, cp.id),
       keptByRollback(s, cp),
+      refusedForNow(s),
     ]);
     const move = scope === "both" ? plan : both;
     // Something in the way of a file; else a hand edit one of its undos puts back that one of its replays writes over.
     const inTheWay = check?.blocked ?? null;
-    const overHandEdit = inTheWay ? null : (move?.blocked ?? null);
+    // Work under way elsewhere refuses it first; the plan's `blocked` then says what, and anything else that stops it.
+    const overHandEdit = inTheWay || forNow ? null : (move?.blocked ?? null);
     const blocked = inTheWay ?? overHandEdit;
     // File lists only (no patch is computed), both in one call: the checkpoint's files against the disk, and those of the
     // last checkpoint on this branch (once, when it is that checkpoint).
@@ -139,8 +141,9 @@ export const handlers: ToolHandlers = {
     // The move's own drift check decides (a new file the target ignores is no drift); the file lists, when it could not run.
     const drifts = check ? check.drifted.length > 0 : changed.length > 0;
     // The refusal rollback gives first: the tool calls' (checked before any file is looked at), then the files'.
-    const refusal =
-      unregistered.length > 0
+    const refusal = forNow
+      ? forNow
+      : unregistered.length > 0
         ? "TOOL_NOT_REGISTERED"
         : irreversible.length > 0
           ? "IRREVERSIBLE"
@@ -166,6 +169,7 @@ export const handlers: ToolHandlers = {
     };
     // Something in the way of the restore is said first: the file lists leave out what forkpoint does not capture.
     const parts = [
+      ...(forNow ? [`Rollback to ${named(cp)} is refused (${forNow}) for now: ${plan.blocked ?? move?.blocked}`] : []),
       inTheWay
         ? `Rollback to ${named(cp)} is refused (WORKSPACE_DRIFT) even with force: true, until what is in the way is ` +
           `removed or moved: ${inTheWay}`

@@ -313,6 +313,20 @@ describe("a child killed in the middle of a rollback", () => {
     expect(await a.verify()).toMatchObject({ ok: true });
   });
 
+  it("a plan made while the move runs in another process says the move waits for it, then not once it is killed", async () => {
+    const setup = await setUpManyWrites();
+    const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "rollback", setup.cp0, setup.logFile, "40", "3"]);
+    await waitUntil(child, () => undoLines(setup.logFile).length >= 3, "3 undos");
+    const peer = open(setup.dbPath, [writeFileTool({ logFile: setup.logFile }), blockTool()], false);
+    const s = await peer.getSession(setup.sessionId, { userId: USER });
+    const during = await s.plan({ branchId: setup.root });
+    expect(during.blocked).toContain("MOVE_IN_PROGRESS");
+    expect(during.blocked).toContain(`process ${child.proc.pid}`);
+    await kill(child, setup.dbPath);
+    // Its owner gone, the move runs nowhere: the next move finishes it first and goes on, so nothing blocks it.
+    expect((await s.plan({ branchId: setup.root })).blocked).toBeUndefined();
+  });
+
   it("waits while the moving process lives or a tool is missing, and resumes once reopened with the tools", async () => {
     const setup = await setUpManyWrites();
     const child = startChild("crash-rollback.ts", [setup.dbPath, setup.sessionId, USER, "rollback", setup.cp0, setup.logFile, "40", "3"]);
