@@ -17,6 +17,7 @@ import { rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { contentOf, keptModeOf, modeOf } from "./file-id.js";
 import { asideName, stagedName } from "./staged.js";
+import { sqliteInUse } from "./sqlite-files.js";
 
 /** A change a restore applies: the file at `path`, file `from` now (null: none), gets id `to` (null: it is deleted). */
 export interface RestoreChange {
@@ -87,6 +88,10 @@ export function assertRestorable(dir: string, changes: readonly RestoreChange[])
         // Deleted by this restore before anything is written below it; nothing to delete below a file.
         if (deleted.has(rel) || to === null) break;
         return `${rel} is a file where ${path} needs a directory`;
+      }
+      if (i === parts.length - 1 && k === "file") {
+        const inUse = sqliteInUse(at, rel);
+        if (inUse) return inUse;
       }
       if (i === parts.length - 1 && k === "dir") {
         if (to === null) return `${path} is a directory`;

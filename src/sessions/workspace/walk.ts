@@ -10,6 +10,7 @@ import { sha256 } from "../integrity/hashes.js";
 import { DirNode, isDir, join, type FileEntry } from "./dir-node.js";
 import type { Rules } from "./rules.js";
 import type { StatCache } from "./stat-cache.js";
+import { sqliteSideReason } from "./sqlite-files.js";
 
 /**
  * A file modified within this long before it was read could be modified again with the same mtime (timestamps are
@@ -137,6 +138,8 @@ function refreshFile(cache: StatCache, sc: ScanContext, dir: DirNode, name: stri
   if (!st || st.isDirectory() || sc.skip.has(full) || !st.isFile()) cache.linked.delete(rel);
   if (!st || st.isDirectory() || sc.skip.has(full)) return cache.remove(dir, name, rel);
   if (!st.isFile()) return cache.skip(dir, name, rel, kindReason(st));
+  const side = sqliteSideReason(full);
+  if (side) return cache.skip(dir, name, rel, side);
   if (sc.devices && !sc.devices.has(st.dev)) sc.devices.set(st.dev, full);
   if (st.nlink <= 1n) cache.linked.delete(rel);
   else if (!cache.linked.has(rel)) (cache.linked.add(rel), sc.newlyLinked?.add(st.ino));
