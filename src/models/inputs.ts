@@ -178,8 +178,16 @@ export const recordToolCallInput = z
     tool: name(),
     args: anything,
     result: anything.optional(),
-    error: z.union([text(), z.strictObject({ message: text(), name: text().optional() })]).optional(),
-    callId: callerId().optional(),
+    // null is none, as toolTrack() gives them back (a call read, recorded again).
+    error: z
+      .union([text(), z.strictObject({ message: text(), name: text().optional() })])
+      .nullable()
+      .optional()
+      .transform((e) => e ?? undefined),
+    callId: callerId()
+      .nullable()
+      .optional()
+      .transform((id) => id ?? undefined),
   })
   // A call either returned or failed: both would drop one of them silently. A failed call's result may be given as
   // null, as toolTrack() reports one.

@@ -22,3 +22,16 @@ it("takes null back where reads give it", async () => {
   const [turned] = (await s.turn([{ role: "user", content: "again", clientId: null, metadata: null }], { metadata: null })).messages;
   expect(turned).toMatchObject({ clientId: null, metadata: null });
 });
+
+it("records a tool call again as toolTrack() gives it: callId and error null", async () => {
+  const { fp } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  const ok = await s.recordToolCall({ tool: "search", args: { q: "x" }, result: { hits: 1 } });
+  const failed = await s.recordToolCall({ tool: "search", args: { q: "y" }, error: "timed out" });
+  const [a, b] = await s.toolTrack();
+  expect([a!.callId, a!.error, b!.callId, b!.result]).toEqual([null, null, null, null]);
+  const again = await s.recordToolCall({ tool: a!.tool, args: a!.args, result: a!.result, error: a!.error, callId: a!.callId });
+  expect(again).toMatchObject({ status: ok.status, result: { hits: 1 }, error: null, callId: null });
+  const failedAgain = await s.recordToolCall({ tool: b!.tool, args: b!.args, result: b!.result, error: b!.error, callId: b!.callId });
+  expect(failedAgain).toMatchObject({ status: failed.status, result: null, error: failed.error, callId: null });
+});
