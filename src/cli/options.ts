@@ -7,6 +7,13 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+/** A TCP port to listen on: 1 to 65535. */
+export function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError("must be a port number, 1 to 65535");
+  return n;
+}
+
 /** A time: an ISO 8601 date or date-time (what `date` and the JSON output print). */
 export function isoTime(value: string): Date {
   const date = new Date(value);

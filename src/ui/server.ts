@@ -88,7 +88,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       const route = routes[`${req.method} ${url.pathname}`];
       if (!route) return json(res, 404, { error: { code: "NO_ROUTE", message: `no endpoint ${req.method} ${url.pathname}` } });
       // A write must come from the page's own script (a header a form post from another site cannot set).
-      if (req.method === "POST" && req.headers["content-type"] !== "application/json")
+      // Parameters (`; charset=utf-8`) and case aside, as HTTP clients send it.
+      const mediaType = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+      if (req.method === "POST" && mediaType !== "application/json")
         return json(res, 415, { error: { code: "UNSUPPORTED_MEDIA_TYPE", message: "send application/json" } });
       try {
         const apiReq: ApiRequest = {

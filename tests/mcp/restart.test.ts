@@ -89,6 +89,8 @@ describe("refusals at start", () => {
     const usage = run(["--workspace", ws, "--port", "8080"]);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain("--port needs --http");
+    const range = run(["--workspace", ws, "--http", "--port", "99999"]);
+    expect([range.status, range.stderr]).toEqual([2, expect.stringContaining("must be a port number, 1 to 65535")]);
 
     const other = path.join(root, "other");
     fs.mkdirSync(other);

@@ -186,6 +186,15 @@ describe("the JSON endpoints", () => {
     });
     expect(res.status).toBe(415);
   });
+
+  it("takes JSON with a charset, as HTTP clients send it", async () => {
+    const res = await fetch(`http://127.0.0.1:${ui.port}/api/plan`, {
+      method: "POST",
+      headers: { "x-forkpoint-token": ui.token, "content-type": "Application/JSON; charset=utf-8" },
+      body: JSON.stringify({ user: "ann", session: ids.session, checkpointId: ids.cp }),
+    });
+    expect(res.status).toBe(200);
+  });
 });
 
 describe("with allowWrites", () => {

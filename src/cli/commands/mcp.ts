@@ -10,7 +10,7 @@ import { CliError, type Cli } from "../cli.js";
 import { loadTools } from "../load-tools.js";
 import { cliLogger } from "../logger.js";
 import { redacted } from "../open.js";
-import { examples, positiveInt } from "../options.js";
+import { examples, port } from "../options.js";
 
 interface McpOptions {
   workspace: string;
@@ -182,7 +182,7 @@ export function mcpCommand(program: Command, cli: Cli): void {
       collect,
     )
     .option("--http", "serve streamable HTTP on 127.0.0.1 instead of stdio (a token is required on every request)")
-    .option("--port <n>", "with --http: the port (default: a free one)", positiveInt)
+    .option("--port <n>", "with --http: the port (default: a free one)", port)
     .addOption(
       new Option("--diff-timeout <duration>", "how long diff and plan_rollback may compare files before they give up")
         .argParser(diffTimeout)

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { Forkpoint } from "../../index.js";
 import type { Cli } from "../cli.js";
 import { withForkpoint } from "../open.js";
-import { examples, positiveInt } from "../options.js";
+import { examples, port } from "../options.js";
 
 interface UiOptions {
   port?: number;
@@ -37,7 +37,7 @@ export function uiCommand(program: Command, cli: Cli): void {
   const command = program
     .command("ui")
     .description("serve a web view of the users, sessions and session trees on 127.0.0.1 (read-only unless --allow-writes)")
-    .option("--port <n>", "the port (default: a free one)", positiveInt)
+    .option("--port <n>", "the port (default: a free one)", port)
     .option("--allow-writes", "allow rollback and switch from the page (plans are always shown)");
   examples(command, [
     "forkpoint ui",
