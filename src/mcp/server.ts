@@ -8,6 +8,7 @@ import { toolError } from "./refusals.js";
 import { inputs, outputs, type ToolName } from "./schemas.js";
 import { oneLine } from "./shapes.js";
 import { handlers, type ToolContext } from "./tools.js";
+import { refuseOtherExclude } from "./workspace-session.js";
 
 /** What the client may hand the model as the server's instructions (docs/mcp.md says the same at more length). */
 export const INSTRUCTIONS = [
@@ -83,7 +84,12 @@ const TOOLS: Record<ToolName, ToolInfo> = {
  * An MCP server over `session`, whose workspace the tools checkpoint and move (a new one per HTTP request is cheap);
  * `files` compares the workspace's files (give the server's worker: see files-diff.ts).
  */
-export function createMcpServer(session: SessionHandle, version: string, files: FilesDiffer = inThreadDiffer): McpServer {
+export function createMcpServer(
+  session: SessionHandle,
+  version: string,
+  files: FilesDiffer = inThreadDiffer,
+  exclude?: readonly string[],
+): McpServer {
   const server = new McpServer({ name: "forkpoint", version }, { instructions: INSTRUCTIONS });
   const context: ToolContext = { session, files };
   for (const name of Object.keys(TOOLS) as ToolName[]) {
@@ -93,6 +99,8 @@ export function createMcpServer(session: SessionHandle, version: string, files: 
       { ...TOOLS[name], inputSchema: inputs[name], outputSchema: outputs[name] },
       async (input: unknown): Promise<CallToolResult> => {
         try {
+          // Started with an exclude list: refused once another server attached the workspace with another one.
+          if (exclude) await refuseOtherExclude(session, exclude);
           const { structured, line, more } = await inTurn(session, name, async () => await handler(context, input));
           // One line whatever a name in it holds (paths are quoted where they need it; this is the last guard).
           const content: CallToolResult["content"] = [{ type: "text", text: oneLine(line) }];

@@ -2,7 +2,7 @@
 // once its workspace is attached), or named by the caller; created and attached on first use, one server at a time.
 import { realpathSync, statSync } from "node:fs";
 import { basename, parse, resolve } from "node:path";
-import { ForkpointError, type Forkpoint, type JsonValue, type SessionHandle } from "../index.js";
+import { ConflictError, ForkpointError, type Forkpoint, type JsonValue, type SessionHandle } from "../index.js";
 import { sessionEngine } from "../sessions/session-handle.js";
 import { engineOf } from "../sessions/forkpoint.js";
 import { createSessionOnce } from "../sessions/session-once.js";
@@ -62,7 +62,7 @@ export function realDirectory(dir: string): string {
 }
 
 /** Whether two exclude lists are the same rules (order and repeats aside, as attachWorkspace compares them). */
-const sameList = (a: readonly string[], b: readonly string[]) =>
+export const sameList = (a: readonly string[], b: readonly string[]) =>
   JSON.stringify(canonicalExclude(a)) === JSON.stringify(canonicalExclude(b));
 
 const stringList = (value: JsonValue | undefined): string[] | null =>
@@ -243,4 +243,20 @@ async function findByDirectory(fp: Forkpoint, userId: string, dir: string): Prom
     cursor = page.nextCursor;
   } while (cursor);
   return found ? fp.getSession(found, { userId }) : null;
+}
+
+/**
+ * Refuses a tool call of a server started with exclude list `started` once the workspace keeps another (a server started
+ * since on the directory attached it again with its own, before any checkpoint): this server would capture and rewind
+ * files by rules it was not started with.
+ */
+export async function refuseOtherExclude(session: SessionHandle, started: readonly string[]): Promise<void> {
+  const now = await attachedWorkspace(session);
+  if (!now || sameList(userPatterns(now.exclude), userPatterns(started))) return;
+  const shown = (list: readonly string[]) => (userPatterns(list).length > 0 ? userPatterns(list).map(shellWord).join(" ") : "(none)");
+  throw new ConflictError(
+    `another server attached this workspace again with the exclude list ${shown(now.exclude)} since this one started with ` +
+      `${shown(started)}: restart this server (with that list, or none to keep it) before using it`,
+    "WORKSPACE_REFUSED",
+  );
 }

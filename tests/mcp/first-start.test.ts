@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openForkpoint } from "../../src/index.js";
 import { nodeArgs } from "../fixtures/compiled.js";
 import { makeTempDir, removeDir } from "../helpers.js";
-import { MAIN, call, childEnv, connect, filesIn, lineOf, mcpArgs, ok, write, type Connected } from "./fixture.js";
+import { MAIN, call, childEnv, connect, filesIn, lineOf, mcpArgs, ok, refused as refusal, write, type Connected } from "./fixture.js";
 
 let root: string;
 let ws: string;
@@ -129,6 +129,28 @@ describe("a later --exclude", () => {
     await ok(s.client, "rollback", { checkpoint: "one" });
     // out/ is left out now: the rewind leaves it as it is.
     expect(filesIn(ws)).toEqual({ "a.txt": "one\n", "out/app.js": "built 2\n" });
+  });
+
+  it("taken by a second server while the first runs refuses the first's tools, which would capture by other rules", async () => {
+    write(ws, "a.txt", "one\n");
+    write(ws, "build/out.js", "built\n");
+    const first = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice", "--exclude", "build/"], {
+      XDG_DATA_HOME: data,
+    });
+    servers.push(first);
+    const second = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice", "--exclude", "dist/"], {
+      XDG_DATA_HOME: data,
+    });
+    servers.push(second);
+    expect(second.output()).toContain("attached again with the exclude list dist/ .git");
+    const text = await refusal(first.client, "checkpoint", { name: "by the first" });
+    expect(text).toMatch(
+      /^WORKSPACE_REFUSED: another server attached this workspace again with the exclude list dist\/ since this one started with build\//,
+    );
+    // Nothing was captured by the first: the second's checkpoint is the only one, under its own list.
+    await ok(second.client, "checkpoint", { name: "by the second" });
+    const listed = await ok<{ checkpoints: { name: string }[] }>(second.client, "list_checkpoints", {});
+    expect(listed.checkpoints.map((c) => c.name)).toEqual(["by the second"]);
   });
 
   it("is refused over a hand edit no checkpoint keeps, naming the edit and both ways out; nothing changes", async () => {

@@ -135,13 +135,13 @@ async function serve(cli: Cli, fp: Forkpoint, o: McpOptions, setting: Setting): 
     const { serveStdio } = await import("../../mcp/stdio.js");
     const { movesSettled } = await import("../../mcp/move-gate.js");
     note(cli, `${about}; serving on stdio`);
-    return serveStdio(createMcpServer(ws.session, version, files), process.stdin, () => movesSettled(ws.session));
+    return serveStdio(createMcpServer(ws.session, version, files, ws.exclude), process.stdin, () => movesSettled(ws.session));
   }
 
   const { startMcpHttpServer } = await import("../../mcp/http.js");
   const { movesSettled } = await import("../../mcp/move-gate.js");
   const http = await startMcpHttpServer({
-    serverFor: () => createMcpServer(ws.session, version, files),
+    serverFor: () => createMcpServer(ws.session, version, files, ws.exclude),
     settling: () => movesSettled(ws.session),
     port: o.port ?? 0,
     ...(token ? { token } : {}),
