@@ -43,9 +43,9 @@ export function sqliteSideReason(full: string): string | null {
  */
 export function sqliteInUse(full: string, rel: string): string | null {
   if (sqliteSideReason(full)) return `${rel} belongs to the SQLite database beside it, which forkpoint never writes apart from it`;
-  if (!isDatabase(full)) return null;
+  // Asked of every file a restore writes: the names beside it first, its header only when one is there.
   const side = ["-wal", "-journal"].find((s) => lstatSync(full + s, { throwIfNoEntry: false })?.isFile());
-  if (!side) return null;
+  if (!side || !isDatabase(full)) return null;
   return (
     `${rel} is an SQLite database in use (${basename(full)}${side} is beside it): writing it under the program that has ` +
     "it open would corrupt it; close that program (the file beside it then goes), then move"
