@@ -128,19 +128,28 @@ export function track<T extends object>(ctx: EngineContext, session: TrackTarget
     apply(state) {
       const holder = o.key === undefined ? state : isObject(state) ? state[o.key] : undefined;
       const saved = isObject(holder) ? holder : {};
+      // Each field is loaded whatever another's does (a setter that throws): the first failure is rethrown after.
+      let failed: unknown = null;
       for (const f of fields) {
         const value = Object.hasOwn(saved, f) ? structuredClone(saved[f]) : structuredClone(initial.get(f));
         const kind = fieldOf(obj, f);
+        // Derived (a getter without a setter, a read-only field): saved as it reads, never set.
+        if (kind === "derived") continue;
         // No value for a field the object has as its own data: the field goes (the inherited member, if any, shows).
         if (value === undefined && kind !== "accessor") {
           if (kind === "own") delete obj[f];
           continue;
         }
-        // A field named "__proto__" is the object's own (an assignment would set its prototype); others are assigned,
-        // so a setter the target defines still runs.
-        if (f === "__proto__") setOwn(obj, f, value);
-        else obj[f] = value;
+        try {
+          // A field named "__proto__" is the object's own (an assignment would set its prototype); others are
+          // assigned, so a setter the target defines still runs.
+          if (f === "__proto__") setOwn(obj, f, value);
+          else obj[f] = value;
+        } catch (error) {
+          failed ??= error;
+        }
       }
+      if (failed !== null) throw failed;
     },
   };
   readers.set(loader, () => session.getState());
@@ -177,16 +186,17 @@ export function track<T extends object>(ctx: EngineContext, session: TrackTarget
 }
 
 /**
- * How `obj` has field `f`: as its own data ("own"), through a prototype of its own class, an accessor maybe
- * ("accessor"), or not at all ("none": Object.prototype's members are no fields of the object).
+ * How `obj` has field `f`: as its own writable data ("own"); through a setter, or a member of its own class's
+ * prototype that an assignment shadows ("accessor"); as a getter without a setter or a read-only field ("derived": never
+ * set); or not at all ("none": Object.prototype's members are no fields of the object).
  */
-function fieldOf(obj: object, f: string): "own" | "accessor" | "none" {
-  if (Object.hasOwn(obj, f)) return Object.getOwnPropertyDescriptor(obj, f)!.get ? "accessor" : "own";
-  for (
-    let o = Object.getPrototypeOf(obj) as object | null;
-    o !== null && o !== Object.prototype;
-    o = Object.getPrototypeOf(o) as object | null
-  )
-    if (Object.hasOwn(o, f)) return "accessor";
+function fieldOf(obj: object, f: string): "own" | "accessor" | "derived" | "none" {
+  for (let o: object | null = obj; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
+    const d = Object.getOwnPropertyDescriptor(o, f);
+    if (!d) continue;
+    if (d.get || d.set) return d.set ? "accessor" : "derived";
+    if (o === obj) return d.writable ? "own" : "derived";
+    return "accessor";
+  }
   return "none";
 }

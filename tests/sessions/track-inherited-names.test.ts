@@ -57,3 +57,23 @@ it("own fields named like inherited members are saved and loaded back; a class's
   expect(new Set(agent.seen)).toEqual(new Set(["x"]));
   expect(Object.getPrototypeOf(agent)).toBe(Agent.prototype);
 });
+
+it("a derived field (a getter without a setter) is saved as it reads and never set; the fields after it load", async () => {
+  const { fp } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  class Cart {
+    x = 1;
+    get total() {
+      return this.x * 10;
+    }
+  }
+  const cart = new Cart();
+  const t = s.track(cart, { fields: ["total", "x"] });
+  expect(await t.save()).toEqual({ total: 10, x: 1 });
+  const cp = await s.checkpoint({ name: "c" });
+  cart.x = 2;
+  await t.save();
+  await s.append({ role: "user", content: "x" });
+  await s.rollback(cp.id);
+  expect([cart.x, cart.total]).toEqual([1, 10]);
+});
