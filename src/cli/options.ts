@@ -9,8 +9,9 @@ export function positiveInt(value: string): number {
 
 /** A TCP port to listen on: 1 to 65535. */
 export function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new InvalidArgumentError("must be a port number, 1 to 65535");
+  // Decimal digits only: Number() would take `0x4E21`, `1e3` and spaces around.
+  const n = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= 65535)) throw new InvalidArgumentError("must be a port number, 1 to 65535");
   return n;
 }
 

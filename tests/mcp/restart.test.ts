@@ -89,8 +89,10 @@ describe("refusals at start", () => {
     const usage = run(["--workspace", ws, "--port", "8080"]);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain("--port needs --http");
-    const range = run(["--workspace", ws, "--http", "--port", "99999"]);
-    expect([range.status, range.stderr]).toEqual([2, expect.stringContaining("must be a port number, 1 to 65535")]);
+    for (const bad of ["99999", "0x4E21", "1e3", " 8080"]) {
+      const range = run(["--workspace", ws, "--http", "--port", bad]);
+      expect([range.status, range.stderr]).toEqual([2, expect.stringContaining("must be a port number, 1 to 65535")]);
+    }
 
     const other = path.join(root, "other");
     fs.mkdirSync(other);
