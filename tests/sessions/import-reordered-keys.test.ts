@@ -34,3 +34,16 @@ it("refuses a document whose keys were reordered, and imports it kept as text", 
   const copy = await other.importSession(JSON.parse(JSON.stringify(doc)) as typeof doc, { userId: "u" });
   expect((await copy.history())[0]!.content).toEqual({ type: "text", zlast: 1, a: 2 });
 });
+
+it("imports a document whose states' keys were reordered: states are stored canonical", async () => {
+  const { fp } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  await s.setState({ b: 1, aa: { d: 2, cc: 3 } });
+  const doc = await fp.exportSession(s.id, { userId: "u" });
+  const reordered = { ...doc, states: doc.states.map((st) => ({ ...st, value: jsonbOrder(st.value) })) } as typeof doc;
+  expect(JSON.stringify(reordered.states)).not.toBe(JSON.stringify(doc.states));
+  const { fp: other } = dbs.open();
+  const copy = await other.importSession(reordered, { userId: "u" });
+  expect(await copy.getState()).toEqual({ aa: { cc: 3, d: 2 }, b: 1 });
+  expect((await other.verify()).ok).toBe(true);
+});
