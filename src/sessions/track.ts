@@ -107,8 +107,9 @@ export function loadTracked(ctx: EngineContext, sessionId: string, state: JsonVa
 
 /**
  * Tracks `fields` of `target`. Saved, they are top-level keys of the session state (or of `state[key]`), which must
- * then be an object (another state is replaced by one). Loaded, each field takes the state's value; a field the state
- * lacks (a position before it was first saved) takes the value it had when tracking began; none, it is removed.
+ * then be an object (another state is replaced by one). Loaded, each field takes the state's value; where the state
+ * holds none of the fields (a position before the first save), each takes the value it had when tracking began; a
+ * field with no value (not saved, as the object lacked it then) is removed.
  */
 export function track<T extends object>(ctx: EngineContext, session: TrackTarget, target: T, options: TrackOptions): Tracked<T> {
   if (typeof target !== "object" || target === null) throw new ValidationError("target", "must be an object");
@@ -130,8 +131,11 @@ export function track<T extends object>(ctx: EngineContext, session: TrackTarget
       const saved = isObject(holder) ? holder : {};
       // Each field is loaded whatever another's does (a setter that throws): the first failure is rethrown after.
       let failed: unknown = null;
+      // Saved at that position (some field is there): a field it lacks was none when saved. Else the position is from
+      // before the first save, and each field takes its value from when tracking began.
+      const savedThere = fields.some((f) => Object.hasOwn(saved, f));
       for (const f of fields) {
-        const value = Object.hasOwn(saved, f) ? structuredClone(saved[f]) : structuredClone(initial.get(f));
+        const value = Object.hasOwn(saved, f) ? structuredClone(saved[f]) : savedThere ? undefined : structuredClone(initial.get(f));
         const kind = fieldOf(obj, f);
         // Derived (a getter without a setter, a read-only field): saved as it reads, never set.
         if (kind === "derived") continue;

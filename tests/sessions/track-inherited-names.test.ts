@@ -77,3 +77,25 @@ it("a derived field (a getter without a setter) is saved as it reads and never s
   await s.rollback(cp.id);
   expect([cart.x, cart.total]).toEqual([1, 10]);
 });
+
+it("a field deleted before a save is gone again at that save's checkpoint; before the first save, fields start over", async () => {
+  const { fp } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  const agent: Record<string, unknown> = { a: 1, b: 1 };
+  const t = s.track(agent, { fields: ["a", "b"] });
+  const start = await s.checkpoint({ name: "start" });
+  await t.save();
+  delete agent.a;
+  agent.b = 2;
+  expect(await t.save()).toEqual({ b: 2 });
+  const noA = await s.checkpoint({ name: "no-a" });
+  agent.a = 5;
+  agent.b = 3;
+  await t.save();
+  await s.append({ role: "user", content: "x" });
+  await s.rollback(noA.id);
+  expect(agent).toEqual({ b: 2 });
+  expect(Object.keys(agent)).toEqual(["b"]);
+  await s.rollback(start.id);
+  expect(agent).toEqual({ a: 1, b: 1 });
+});
