@@ -60,3 +60,34 @@ it("leaves an open database's -wal and -shm out, refuses to rewind it while open
   expect(rowsOf(file)).toEqual([1]);
   expect(fs.readFileSync(path.join(ws, "notes-journal"), "utf8")).toBe("a user's file, not SQLite's\n");
 });
+
+it("says how to clear the files a reader left beside a closed database, and rewinds it once that is done", async () => {
+  const ws = tempDir("forkpoint-sqlite-left-");
+  const file = path.join(ws, "app.db");
+  const made = new Database(file);
+  made.pragma("journal_mode = WAL");
+  made.exec("CREATE TABLE t (n INTEGER)");
+  made.prepare("INSERT INTO t VALUES (1)").run();
+  made.close();
+  const { fp } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const cp = await s.checkpoint({ name: "one row" });
+  const writer = new Database(file);
+  writer.prepare("INSERT INTO t VALUES (2)").run();
+  writer.close();
+  // A read-only reader leaves the -wal and -shm files behind, with no program holding the database.
+  const reader = new Database(file, { readonly: true });
+  reader.prepare("SELECT count(*) FROM t").get();
+  reader.close();
+  expect(fs.existsSync(`${file}-wal`)).toBe(true);
+  const refused = await rejectionOf(s.rollback(cp.id, { scope: "files", force: true }));
+  expect(refused.message).toContain("if none has it open, read it once read-write (sqlite3 app.db 'SELECT count(*) FROM sqlite_master')");
+  // What the text says, done through the same library the sqlite3 shell uses.
+  const once = new Database(file);
+  once.prepare("SELECT count(*) FROM sqlite_master").get();
+  once.close();
+  expect(fs.existsSync(`${file}-wal`)).toBe(false);
+  await s.rollback(cp.id, { scope: "files", force: true });
+  expect(rowsOf(file)).toEqual([1]);
+});

@@ -197,8 +197,8 @@ export function undoOverError(step: MoveStepRow, saves: { dir: string; paths: st
       `in the workspace ${dir} other than what call ${step.entryId} left there (made by no call forkpoint ran, by hand ` +
       `maybe, and kept in no checkpoint), and the ${step.op} of ${step.entryId} writes over ${one ? "it" : "them"}; ` +
       "the move stopped there, with " +
-      `${one ? "the change" : "the changes"} on disk: take a checkpoint to keep ${one ? "it" : "them"} (or move with ` +
-      "force: true), then move again",
+      `${one ? "the change" : "the changes"} on disk: take a checkpoint to keep ${one ? "it" : "them"}, then move again ` +
+      `(or move again with force: true, which saves ${one ? "it" : "them"} first)`,
     "WORKSPACE_DRIFT",
   );
 }

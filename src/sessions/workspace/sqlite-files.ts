@@ -47,7 +47,8 @@ export function sqliteInUse(full: string, rel: string): string | null {
   const side = ["-wal", "-journal"].find((s) => lstatSync(full + s, { throwIfNoEntry: false })?.isFile());
   if (!side || !isDatabase(full)) return null;
   return (
-    `${rel} is an SQLite database in use (${basename(full)}${side} is beside it): writing it under the program that has ` +
-    "it open would corrupt it; close that program (the file beside it then goes), then move"
+    `${rel} is an SQLite database in use (${basename(full)}${side} is beside it): writing it under a program that has ` +
+    "it open would corrupt it; close that program, or, if none has it open, read it once read-write (sqlite3 " +
+    `${basename(full)} 'SELECT count(*) FROM sqlite_master'), which folds ${basename(full)}${side} into it and removes it, then move`
   );
 }
