@@ -63,7 +63,8 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
     const over = ws && putBacks ? replayOverSure(ws.dir, kept, putBacks) : {};
     const blocked = putBacks?.lost ?? over.blocked;
     const files = { written: [], deleted: [], ...(kept.length > 0 ? { kept } : {}) };
-    return { ...planned, files, drift, ...(blocked ? { blocked } : {}), ...mayStop(planned, over.mayStop, putBacks?.takenBack) };
+    const replayed = ws && putBacks ? replayedOverStop(ws.dir, putBacks, kept) : undefined;
+    return { ...planned, files, drift, ...(blocked ? { blocked } : {}), ...mayStop(planned, over.mayStop, replayed, putBacks?.takenBack) };
   }
   const check = await restoreCheck(ctx, restore.ws, restore.manifestId);
   // The paths the move keeps as they are (an irreversible call's effect, see `irreversibleOutside`) do not move.
@@ -99,7 +100,25 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
   const over = restore.putBacks ? replayOverSure(restore.ws.dir, [...handEdits, ...held], restore.putBacks, held) : {};
   const blocked = check.blocked ?? restore.putBacks?.lost ?? over.blocked;
   const drift = check.drifted.filter((p) => !held.has(p));
-  return { ...planned, files, drift, ...(blocked ? { blocked } : {}), ...mayStop(planned, over.mayStop, restore.putBacks?.takenBack) };
+  const replayed = restore.putBacks ? replayedOverStop(restore.ws.dir, restore.putBacks, [...handEdits, ...held]) : undefined;
+  return {
+    ...planned,
+    files,
+    drift,
+    ...(blocked ? { blocked } : {}),
+    ...mayStop(planned, over.mayStop, replayed, restore.putBacks?.takenBack),
+  };
+}
+
+/**
+ * Where the undo of a call applied by a replay may put back the hand edit its first run found (`replayedOver`, listed
+ * in `mayKeep`) that a replay of the move then writes: the move stops there, forced or not, when it does (which no one
+ * can tell before it runs). `sure`: the hand edits already planned to stop or refuse it.
+ */
+function replayedOverStop(dir: string, putBacks: PlannedPutBacks, sure: readonly string[]): string | undefined {
+  const maybe = [...putBacks.replayedOver].filter((p) => !sure.includes(p)).sort();
+  const over = replayOver(dir, maybe, putBacks.replays);
+  return over && `${over} (if the undo of a call a replay applied puts back the hand edit its first run found there)`;
 }
 
 /**
