@@ -367,7 +367,9 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * undo then writes over: over content no checkpoint keeps, that undo fails (`UNDO_FAILED`) with the hand edit on
    * disk. Or a file such a recorded call's undo writes that one of the move's replays may write next (a call with no
    * record of the files its run changed may write any): what the undo put back, kept in no checkpoint, counts as changed
-   * while the move ran, and the move stops before that replay. Each place it may stop is named, joined by "; or".
+   * while the move ran, and the move stops before that replay. Or a file the undo of a call applied by a replay may
+   * put back the hand edit of (its first run found one there; see `files.mayKeep`) that a replay of the move writes
+   * next: when it does, the move stops before that replay. Each place it may stop is named, joined by "; or".
    */
   mayStop?: string;
 }
