@@ -8,6 +8,15 @@ import { basename } from "node:path";
 const SIDE = /-(wal|shm|journal)$/;
 const HEADER = Buffer.from("SQLite format 3\0", "latin1");
 
+/** Whether a regular file is at `full` (a name too long for a suffix, or unreadable: none). */
+function isFile(full: string): boolean {
+  try {
+    return lstatSync(full, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether the file at `full` is an SQLite database (its first 16 bytes are SQLite's header). */
 function isDatabase(full: string): boolean {
   let fd: number;
@@ -44,7 +53,7 @@ export function sqliteSideReason(full: string): string | null {
 export function sqliteInUse(full: string, rel: string): string | null {
   if (sqliteSideReason(full)) return `${rel} belongs to the SQLite database beside it, which forkpoint never writes apart from it`;
   // Asked of every file a restore writes: the names beside it first, its header only when one is there.
-  const side = ["-wal", "-journal"].find((s) => lstatSync(full + s, { throwIfNoEntry: false })?.isFile());
+  const side = ["-wal", "-journal"].find((s) => isFile(full + s));
   if (!side || !isDatabase(full)) return null;
   return (
     `${rel} is an SQLite database in use (${basename(full)}${side} is beside it): writing it under a program that has ` +
