@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { defineTool } from "../../src/index.js";
-import { readOrNull, tempDir } from "../fixtures/file-tools.js";
+import { deleteFileTool, readOrNull, tempDir } from "../fixtures/file-tools.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
@@ -21,17 +21,7 @@ const mkdir = defineTool<{ path: string }, { had: boolean }>({
     if (!result.had) fs.rmSync(args.path, { recursive: true, force: true });
   },
 });
-const deleteFile = defineTool<{ path: string }, { previous: string | null }>({
-  name: "delete_file",
-  run: ({ path: at }) => {
-    const previous = readOrNull(at);
-    fs.rmSync(at, { force: true });
-    return { previous };
-  },
-  undo: ({ args, result }) => {
-    if (result.previous !== null) fs.writeFileSync(args.path, result.previous);
-  },
-});
+const deleteFile = deleteFileTool();
 /** Deletes the files of a folder whose names end in `.tmp`, putting them back on undo. */
 const cleanTmp = defineTool<{ dir: string }, { gone: Record<string, string> }>({
   name: "clean_tmp",

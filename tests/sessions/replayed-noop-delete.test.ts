@@ -5,23 +5,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { defineTool } from "../../src/index.js";
-import { readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
+import { deleteFileTool, readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
 import { tempDatabases } from "../helpers.js";
 
 const dbs = tempDatabases();
 
-const deleteFile = defineTool<{ path: string }, { previous: string | null }>({
-  name: "delete_file",
-  run: ({ path: at }) => {
-    const previous = readOrNull(at);
-    fs.rmSync(at, { force: true });
-    return { previous };
-  },
-  undo: ({ args, result }) => {
-    if (result.previous !== null) fs.writeFileSync(args.path, result.previous);
-  },
-});
+const deleteFile = deleteFileTool();
 
 for (const scope of ["conversation", "both"] as const)
   it(`a "${scope}" switch replays a write, a delete that first found nothing, and a write, as planned`, async () => {

@@ -1,5 +1,6 @@
 // Ignore rules match as git matches them on the platform: on Linux by case, so `build/` and `*.log` in a .gitignore (or
-// an `exclude`) leave `Build/main.c` and `RELEASE.LOG` in the workspace, captured and rewound as any file.
+// an `exclude`) leave `Build/main.c` and `RELEASE.LOG` in the workspace, captured and rewound as any file; and a
+// .gitignore that is a symbolic link is not followed, as git (2.32 on) does not.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -51,4 +52,45 @@ it.runIf(process.platform === "linux")("captures what git keeps: names that diff
   await s.checkpoint({ name: "broken" });
   await s.rollback(cp.id, { scope: "files" });
   expect(filesUnder(ws, "\0")).toMatchObject({ "Build/main.c": "int main;\n", "RELEASE.LOG": "notes\n", "build/main.o": "rebuilt\n" });
+});
+
+it("captures what git keeps when a .gitignore is a link to rules elsewhere", async () => {
+  fs.writeFileSync(path.join(dir, "shared-rules"), "notes.txt\n*.c\ngen/\n");
+  fs.symlinkSync(path.join(dir, "shared-rules"), path.join(ws, ".gitignore"));
+  write("lib/real-rules", "keep.md\n");
+  fs.symlinkSync("real-rules", path.join(ws, "lib/.gitignore"));
+  write("notes.txt", "mine\n");
+  write("lib/main.c", "int main;\n");
+  write("lib/keep.md", "docs\n");
+  write("plain.log", "x\n");
+  write("gen/out.txt", "generated\n");
+  // What git leaves out here: nothing but its own directory (it warns that it cannot read the links).
+  execFileSync("git", ["init", "-q"], { cwd: ws });
+  const kept = execFileSync("git", ["ls-files", "--others", "--exclude-standard"], {
+    cwd: ws,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const files = ["gen/out.txt", "lib/keep.md", "lib/main.c", "lib/real-rules", "notes.txt", "plain.log"];
+  expect(kept.split("\n").filter(Boolean).sort()).toEqual([".gitignore", "lib/.gitignore", ...files].sort());
+
+  const s = await fp.createSession({ userId: "u" });
+  // The two links are no files forkpoint stores; every regular file is captured.
+  expect(await s.attachWorkspace(ws)).toMatchObject({ files: files.length });
+  const cp = await s.checkpoint({ name: "good" });
+  write("notes.txt", "BROKEN BY AGENT\n");
+  write("lib/main.c", "gone\n");
+  write("lib/keep.md", "changed\n");
+  write("gen/out.txt", "regenerated\n");
+  // gen/ is watched as any folder once forkpoint has looked at the workspace: its change is seen without a walk.
+  const modified = ["gen/out.txt", "lib/keep.md", "lib/main.c", "notes.txt"];
+  expect(await s.diffFiles(cp.id, "disk", { patch: false })).toMatchObject({ modified });
+  await s.checkpoint({ name: "broken" });
+  await s.rollback(cp.id, { scope: "files" });
+  expect(filesUnder(ws, "\0")).toMatchObject({
+    "notes.txt": "mine\n",
+    "lib/main.c": "int main;\n",
+    "lib/keep.md": "docs\n",
+    "gen/out.txt": "generated\n",
+  });
 });
