@@ -62,7 +62,7 @@ export function realDirectory(dir: string): string {
 }
 
 /** Whether two exclude lists are the same rules (order and repeats aside, as attachWorkspace compares them). */
-export const sameList = (a: readonly string[], b: readonly string[]) =>
+const sameList = (a: readonly string[], b: readonly string[]) =>
   JSON.stringify(canonicalExclude(a)) === JSON.stringify(canonicalExclude(b));
 
 const stringList = (value: JsonValue | undefined): string[] | null =>
@@ -251,7 +251,9 @@ async function findByDirectory(fp: Forkpoint, userId: string, dir: string): Prom
  * files by rules it was not started with.
  */
 export async function refuseOtherExclude(session: SessionHandle, started: readonly string[]): Promise<void> {
-  const now = await attachedWorkspace(session);
+  // Asked before every tool call: the workspace's row only (no realpath of its directory, as attachedWorkspace does).
+  const ws = await sessionEngine(session).run((ctx, ref) => ctx.store.read((tx) => tx.getWorkspace(ref.id)));
+  const now = ws ? { exclude: JSON.parse(ws.exclude) as string[] } : null;
   if (!now || sameList(userPatterns(now.exclude), userPatterns(started))) return;
   const shown = (list: readonly string[]) => (userPatterns(list).length > 0 ? userPatterns(list).map(shellWord).join(" ") : "(none)");
   throw new ConflictError(
