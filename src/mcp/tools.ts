@@ -13,6 +13,7 @@ import {
 import type { FilesDiffer } from "./files-diff.js";
 import { keptByRollback, refusedForNow, rollbackCheck } from "./blocked.js";
 import { findCheckpoint, lastCheckpoint } from "./lineage.js";
+import { changedLine } from "./changed-line.js";
 import { attachedWorkspace } from "./workspace-session.js";
 import type { ToolInput, ToolName, ToolOutput } from "./schemas.js";
 import { branchOf, callOf, checkpointOf, countOf, diffLine, moveOf, moveTail, named, paths, skippedTail, where } from "./shapes.js";
@@ -196,17 +197,7 @@ export const handlers: ToolHandlers = {
     if (move?.mayStop) parts.push(`it may stop partway, forced or not: ${move.mayStop}`);
     if (structured.tools.undo.length > 0) parts.push(`undo ${paths(structured.tools.undo)}`);
     if (structured.tools.replay.length > 0) parts.push(`replay ${paths(structured.tools.replay)}`);
-    if (changed.length > 0)
-      parts.push(
-        `${countOf(changed.length, "file")} changed since the last checkpoint (${paths(changed)})` +
-          (blocked
-            ? ""
-            : drifts
-              ? ": refused (WORKSPACE_DRIFT) unless force: true, which saves them in a checkpoint first"
-              : changed.every((p) => check?.leftAlone.includes(p))
-                ? ": left as they are, as the checkpoint's .gitignore files ignore them"
-                : ""),
-      );
+    if (changed.length > 0) parts.push(changedLine(changed, check, drifts, blocked !== null));
     if (overHandEdit) parts.push(`refused (WORKSPACE_DRIFT) even with force: true: ${overHandEdit}`);
     if (unregistered.length > 0)
       parts.push(
