@@ -4,9 +4,10 @@ import { lstatSync, readFileSync } from "node:fs";
 
 /** The text of the .gitignore file at `path`, or null when there is none, it is no regular file, or is unreadable. */
 export function ignoreFileText(path: string): string | null {
-  // lstat first: asked of every directory, a missing file costs no exception.
-  if (!lstatSync(path, { throwIfNoEntry: false })?.isFile()) return null;
   try {
+    // lstat first: asked of every directory, a missing file costs no exception. A directory that is a file now (a
+    // call or a hand made it one) has none: ENOTDIR, caught.
+    if (!lstatSync(path, { throwIfNoEntry: false })?.isFile()) return null;
     return readFileSync(path, "utf8");
   } catch {
     return null;
