@@ -8,7 +8,7 @@ import { restoreCheck, type RestoreCheck } from "../sessions/workspace/prepare-r
 import { sameFilesConfig } from "../sessions/workspace/snapshots.js";
 import { irreversibleOutside } from "../sessions/moves/failed-undo-files.js";
 import { snapshotPosition } from "../sessions/moves/move-files.js";
-import { liveWork } from "../sessions/moves/live-work-planned.js";
+import { finishStoppedMoves, liveWork } from "../sessions/moves/live-work-planned.js";
 
 function* targetOf(tx: Tx, sessionId: string, checkpointId: string) {
   const ws = yield* tx.getWorkspace(sessionId);
@@ -68,6 +68,16 @@ function* keptUnit(
  * run (`MOVE_IN_PROGRESS`, after the wait), else a tool call another process or server runs (`CALL_IN_PROGRESS`).
  */
 export async function refusedForNow(s: SessionHandle): Promise<"MOVE_IN_PROGRESS" | "CALL_IN_PROGRESS" | null> {
-  const { calls, moves } = await sessionEngine(s).run((ctx, ref) => ctx.store.read((tx) => liveWork(ctx, tx, ref.id)));
-  return moves.length > 0 ? "MOVE_IN_PROGRESS" : calls.length > 0 ? "CALL_IN_PROGRESS" : null;
+  const { calls, moves, stopped } = await sessionEngine(s).run((ctx, ref) => ctx.store.read((tx) => liveWork(ctx, tx, ref.id)));
+  // A stopped move the plan could not finish is in the way as one under way is (the server finishes it when it can).
+  return moves.length + stopped.length > 0 ? "MOVE_IN_PROGRESS" : calls.length > 0 ? "CALL_IN_PROGRESS" : null;
+}
+
+/** Finishes the session's moves that stopped midway and run nowhere (see `finishStoppedMoves`); a failure stays for the plan to say. */
+export async function finishStopped(s: SessionHandle): Promise<void> {
+  try {
+    await sessionEngine(s).run((ctx, ref) => finishStoppedMoves(ctx, ref.id));
+  } catch (error) {
+    if (!(error instanceof ForkpointError)) throw error;
+  }
 }

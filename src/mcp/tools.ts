@@ -11,7 +11,7 @@ import {
   type SessionHandle,
 } from "../index.js";
 import type { FilesDiffer } from "./files-diff.js";
-import { keptByRollback, refusedForNow, rollbackCheck } from "./blocked.js";
+import { finishStopped, keptByRollback, refusedForNow, rollbackCheck } from "./blocked.js";
 import { findCheckpoint, lastCheckpoint } from "./lineage.js";
 import { changedLine } from "./changed-line.js";
 import { attachedWorkspace } from "./workspace-session.js";
@@ -115,6 +115,9 @@ export const handlers: ToolHandlers = {
 
   async plan_rollback({ session: s, files }, { checkpoint, scope }) {
     const cp = await findCheckpoint(s, checkpoint);
+    // Once, before the reads below that run at once: a move that stopped midway and runs nowhere is finished first, as
+    // the rollback would finish it, so that all of them are of the session the rollback starts from.
+    await finishStopped(s);
     const [plan, both, last, check, held, forNow] = await Promise.all([
       // Absent, the scope is plan's own default.
       s.plan(scope === undefined ? { checkpointId: cp.id } : { checkpointId: cp.id, scope }),

@@ -352,7 +352,9 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * the move runs its undos, then stops before that replay with the hand edit on disk (`WORKSPACE_DRIFT`; the session
    * stays on its branch, and a checkpoint taken then keeps the edit, after which the move called again goes on); or,
    * until it ends, a tool call of the session that another process or server runs now (`CALL_IN_PROGRESS`, refused;
-   * that call is not counted in `unknown`).
+   * that call is not counted in `unknown`); or a move of the session under way elsewhere (refused `MOVE_IN_PROGRESS` until
+   * it ends), or one stopped midway that `plan` could not finish first (its tools not registered
+   * here, a read-only handle): either changes what the plan is of.
    */
   blocked?: string;
   /**

@@ -20,7 +20,7 @@ import { stoppedPutBacks } from "./moves/own-changes.js";
 import { targetFiles, workspaceOf } from "./workspace/snapshots.js";
 import { recordedOverPlanned, recordedOverText } from "./moves/recorded-over.js";
 import { savedOverPlanned } from "./moves/saved-over-planned.js";
-import { liveWork, withLiveWork } from "./moves/live-work-planned.js";
+import { finishStoppedMoves, liveWork, withLiveWork } from "./moves/live-work-planned.js";
 import type { ToolInvocation } from "../models/types.js";
 
 type Target = ReturnType<typeof parsePlanTarget>["target"];
@@ -28,6 +28,7 @@ type Scope = ReturnType<typeof parsePlanTarget>["scope"];
 
 export async function plan(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<MovePlan> {
   const { target: t, scope } = parsePlanTarget(target);
+  await finishStoppedMoves(ctx, ref.id);
   const { planned, restore } = await ctx.store.read((tx) => planUnit(tx, ctx, ref, t, scope));
   const live = await ctx.store.read((tx) => liveWork(ctx, tx, ref.id));
   return withLiveWork(ctx, await plannedRestore(ctx, ref, planned, restore), live);
@@ -45,6 +46,7 @@ export interface PlanAt extends MovePlan {
  */
 export async function planAt(ctx: EngineContext, ref: SessionRef, target: PlanTarget): Promise<PlanAt> {
   const { target: t, scope } = parsePlanTarget(target);
+  await finishStoppedMoves(ctx, ref.id);
   const { planned, restore, at } = await ctx.store.read((tx) => planAtUnit(tx, ctx, ref, t, scope));
   const live = await ctx.store.read((tx) => liveWork(ctx, tx, ref.id));
   return { ...withLiveWork(ctx, await plannedRestore(ctx, ref, planned, restore), live), at };

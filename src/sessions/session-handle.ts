@@ -366,6 +366,9 @@ export class SessionHandle {
    * (an edit `edit` would refuse, `RUN_INTERLEAVED`, is refused here too). With `scope` (as the move takes it,
    * "conversation" when left out), the move with that scope: with `"files"` or `"both"`, the files its restore would
    * write and delete and the drift that refuses it (a `"files"` move runs no tool and keeps the conversation where it is).
+   * A move of the session that stopped midway and runs nowhere (its process died) is finished first, as the move would
+   * finish it before its own steps, so the plan is of the session as the move finds it; one that cannot be finished
+   * here (its tools not registered, a read-only handle) is said in `blocked`.
    */
   plan(target: PlanTarget): Promise<MovePlan> {
     return this.#run((ctx, ref) => plan(ctx, ref, target));

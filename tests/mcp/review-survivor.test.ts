@@ -50,6 +50,36 @@ const versionsOnDisk = () => {
 const staged = (dir: string): string[] =>
   fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((p) => /\.forkpoint-\d+/.test(p));
 
+/** Starts a rollback of `client` (a server of process `pid`) to `checkpointId` and kills it once it renames files into place. */
+async function killMidRollback(client: Client, pid: number, checkpointId: string): Promise<void> {
+  const exited = new Promise<void>((resolve) => {
+    const poll = () => {
+      try {
+        process.kill(pid, 0);
+        setTimeout(poll, 20);
+      } catch {
+        resolve();
+      }
+    };
+    poll();
+  });
+  void call(client, "rollback", { checkpoint: checkpointId }).catch(() => undefined);
+  // Polled without yielding: the kill lands within the rename phase. A file being replaced is briefly absent (moved
+  // aside, then the restored one linked in): that read is polled again.
+  const current = () => {
+    try {
+      return fs.readFileSync(fileAt(0), "utf8");
+    } catch {
+      return "";
+    }
+  };
+  while (!current().startsWith("v1")) {
+    // busy
+  }
+  process.kill(pid, "SIGKILL");
+  await exited;
+}
+
 describe("a server killed mid-rollback while another serves the same workspace", () => {
   it("the one still running finishes or takes back the restore, and then checkpoints", async () => {
     writeAll("v1");
@@ -65,33 +95,7 @@ describe("a server killed mid-rollback while another serves the same workspace",
     await ok(survivor.client, "list_checkpoints");
 
     // Killed once the rollback has started renaming files into place: its journal is in the database.
-    const pid = transport.pid!;
-    const exited = new Promise<void>((resolve) => {
-      const poll = () => {
-        try {
-          process.kill(pid, 0);
-          setTimeout(poll, 20);
-        } catch {
-          resolve();
-        }
-      };
-      poll();
-    });
-    void call(doomed, "rollback", { checkpoint: v1.id }).catch(() => undefined);
-    // Polled without yielding: the kill lands within the rename phase. A file being replaced is briefly absent (moved
-    // aside, then the restored one linked in): that read is polled again.
-    const current = () => {
-      try {
-        return fs.readFileSync(fileAt(0), "utf8");
-      } catch {
-        return "";
-      }
-    };
-    while (!current().startsWith("v1")) {
-      // busy
-    }
-    process.kill(pid, "SIGKILL");
-    await exited;
+    await killMidRollback(doomed, transport.pid!, v1.id);
     const atKill = versionsOnDisk();
     expect(atKill.v2, "killed before the restore ended").toBeGreaterThan(0);
 
@@ -101,5 +105,25 @@ describe("a server killed mid-rollback while another serves the same workspace",
     const counts = versionsOnDisk();
     expect(Object.keys(counts)).toHaveLength(1);
     expect(staged(ws)).toEqual([]);
+  });
+
+  it("the plan of the next rollback is made from where the interrupted one is finished, as that rollback is", async () => {
+    writeAll("v1");
+    const args = ["--workspace", ws, "--db", db, "--user", "alice"];
+    const transport = new StdioClientTransport({ command: process.execPath, args: mcpArgs(args), env: childEnv(), stderr: "pipe" });
+    doomed = new Client({ name: "forkpoint-tests", version: "1.0.0" });
+    await doomed.connect(transport);
+    survivor = await connect("stdio", args);
+    const v1 = (await ok(doomed, "checkpoint", { name: "v1" })).checkpoint;
+    writeAll("v2");
+    await ok(doomed, "checkpoint", { name: "v2" });
+    await ok(survivor.client, "list_checkpoints");
+    await killMidRollback(doomed, transport.pid!, v1.id);
+
+    const plan = await ok(survivor.client, "plan_rollback", { checkpoint: "v2" });
+    const moved = await ok(survivor.client, "rollback", { checkpoint: "v2" });
+    expect(plan.refusal).toBeNull();
+    expect(plan.restore).toEqual(moved.files.written);
+    expect(versionsOnDisk()).toEqual({ v2: FILES });
   });
 });
