@@ -50,6 +50,12 @@ export function describe(value: unknown): string {
   return typeof value;
 }
 
+/** Where a value nests too deep, named short: its first steps and its last, with how many levels lie between. */
+function deepPath(path: string, depth: number): string {
+  if (path.length <= 200) return path;
+  return `${path.slice(0, 80)}…(${depth} levels)…${path.slice(-40)}`;
+}
+
 /**
  * Throws a `ValidationError` naming the path of the first non-JSON part of `value`.
  * `undefined` is accepted only as an object property (dropped, as JSON.stringify does).
@@ -73,7 +79,7 @@ export function assertJson(value: unknown, field: string, limits: Pick<Limits, "
     }
     if (node === null) return;
     if (depth >= limits.maxDepth) {
-      throw new PayloadTooLargeError(path, `nested deeper than the limit of ${limits.maxDepth}`, limits.maxDepth);
+      throw new PayloadTooLargeError(deepPath(path, depth), `nested deeper than the limit of ${limits.maxDepth}`, limits.maxDepth);
     }
     if (ancestors.has(node)) throw new ValidationError(path, "contains a cycle (a value that includes itself)");
     ancestors.add(node);
