@@ -58,6 +58,37 @@ describe("history pages", () => {
     expect(seen.flat()).toEqual(all.map((m) => m.content));
   });
 
+  it("pages with `branchId: page[0].branchId` stay on the branch the first page read when another tab moves", async () => {
+    const { fp, s, msgs } = await chat(4);
+    const { message } = await s.edit(msgs[3]!.id, { content: "m4'" });
+    await s.append([
+      { role: "user", content: "m5'" },
+      { role: "assistant", content: "m6'" },
+    ]);
+    const shown = (await s.history()).map((m) => m.content);
+    const tab = await fp.getSession(s.id, { userId: "alice" });
+
+    // The recipe of docs/chat-apps.md, with the other tab's edit of an older message between the first two pages.
+    let page = await s.history({ limit: 2 });
+    await tab.edit(msgs[1]!.id, { content: "m2''" });
+    // What `before` alone would read: the new branch's messages before the position, another conversation.
+    const mixed = await s.history({ limit: 2, before: page[0]!.position });
+    expect(mixed.map((m) => m.content)).toEqual(["m1", "m2''"]);
+    const seen: string[][] = [];
+    while (page.length > 0) {
+      seen.unshift(page.map((m) => m.content as string));
+      page = await s.history({ limit: 2, before: page[0]!.position, branchId: page[0]!.branchId });
+    }
+    // The second page starts on the edit's branch (m4'), the third on its parent: page[0].branchId is the one it was written on.
+    expect(seen).toEqual([
+      ["m1", "m2"],
+      ["m3", "m4'"],
+      ["m5'", "m6'"],
+    ]);
+    expect(seen.flat()).toEqual(shown);
+    expect(message.branchId).not.toBe(msgs[0]!.branchId);
+  });
+
   it("reads across the ancestry of a forked branch, and of `branchId`", async () => {
     const { s, msgs } = await chat(4);
     const root = (await s.info()).currentBranchId;
