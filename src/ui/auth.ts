@@ -1,4 +1,4 @@
-// The UI server's gate: a random token required on every request, compared in constant time, and a Host check.
+// The UI server's gate: a random token required on every request, compared in constant time, and Host and Origin checks.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 
@@ -35,4 +35,12 @@ export function requestTokens(req: IncomingMessage, url: URL): string[] {
  */
 export function loopbackHost(host: string | undefined, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+}
+
+/**
+ * True for no Origin (curl, a script: not a browser page) or this server's own: a page of another site (or a sandboxed
+ * one, `null`) that holds the token, from a leaked URL, say, is refused all the same.
+ */
+export function ownOrigin(origin: string | undefined, port: number): boolean {
+  return origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
 }

@@ -5,7 +5,7 @@ import { ConflictError, ForkpointError, NotFoundError, ValidationError, type For
 import { ToolMoveError } from "../models/errors.js";
 import { routes, type ApiRequest } from "./api.js";
 import { defaultAssetsDir, readAsset } from "./assets.js";
-import { loopbackHost, newToken, requestTokens, sameToken, TOKEN_COOKIE } from "./auth.js";
+import { loopbackHost, newToken, ownOrigin, requestTokens, sameToken, TOKEN_COOKIE } from "./auth.js";
 
 export interface UiServerOptions {
   /** The opened database the endpoints read (and, with `allowWrites`, move). */
@@ -81,6 +81,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (!loopbackHost(req.headers.host, port)) return json(res, 403, { error: { code: "BAD_HOST", message: "unexpected Host header" } });
+    if (!ownOrigin(req.headers.origin, port)) return json(res, 403, { error: { code: "BAD_ORIGIN", message: "unexpected Origin header" } });
     if (!requestTokens(req, url).some((t) => sameToken(t, token)))
       return json(res, 401, { error: { code: "UNAUTHORIZED", message: "open the URL forkpoint ui printed (it carries the token)" } });
 

@@ -84,7 +84,49 @@ describe("the token", () => {
     });
     expect(status).toBe(403);
   });
+
+  it("an Origin other than the page's own is refused, with the token: another site's page, or a sandboxed one (null)", async () => {
+    const plan = { user: "ann", session: ids.session, checkpointId: ids.cp };
+    for (const origin of ["http://evil.com", "null", `https://127.0.0.1:${ui.port}`, `http://127.0.0.1:${ui.port + 1}`]) {
+      for (const [method, path, body] of [
+        ["POST", "/api/plan", plan],
+        ["POST", "/api/rollback", plan],
+        ["GET", "/api/users", undefined],
+        ["GET", `/?token=${ui.token}`, undefined],
+      ] as const) {
+        const answer = await withOrigin(origin, method, path, body);
+        expect([answer.status, answer.body], `${origin} ${method} ${path}`).toEqual([403, expect.stringContaining('"BAD_ORIGIN"')]);
+      }
+    }
+    // The page's own fetches send its Origin; curl and other clients that are not a page send none.
+    for (const origin of [`http://127.0.0.1:${ui.port}`, `http://localhost:${ui.port}`, undefined]) {
+      expect((await withOrigin(origin, "POST", "/api/plan", plan)).status, String(origin)).toBe(200);
+      expect((await withOrigin(origin, "GET", "/api/users")).status, String(origin)).toBe(200);
+    }
+  });
 });
+
+/** A request with the token and the given Origin header (none when undefined), through node:http: fetch sets its own. */
+async function withOrigin(
+  origin: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: string }> {
+  const { request } = await import("node:http");
+  const headers: Record<string, string> = { "x-forkpoint-token": ui.token, "content-type": "application/json" };
+  if (origin !== undefined) headers.origin = origin;
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port: ui.port, method, path, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
 
 describe("binding", () => {
   it("listens on 127.0.0.1 only", async () => {
