@@ -7,6 +7,7 @@ import { GENESIS_HASH, entryHash, snapshotIntact, toolResultIntact } from "../in
 import { verifyCheckpointAnchor } from "../log/verified-read.js";
 import { checkpointFilesProblems, type FilesSeen } from "../workspace/verify-files.js";
 import { CHUNK_UNITS, type Slice } from "./long-call.js";
+import { treeProblems } from "./tree-problems.js";
 
 /** One thing `verify` found wrong. */
 export interface VerifyProblem {
@@ -26,6 +27,8 @@ export interface SessionWork {
   checkpoints: CheckpointRow[];
   /** Entries plus checkpoints. */
   units: number;
+  /** What is wrong with the branch tree's rows (a cycle, a current branch of another session). */
+  treeProblems: VerifyProblem[];
 }
 
 /** Counts a session's work (inside the caller's read). */
@@ -38,7 +41,11 @@ export function* sessionWork(tx: Tx, sessionId: string): Step<SessionWork> {
   }));
   const checkpoints = yield* tx.sessionCheckpoints(session.userId, sessionId);
   const units = branches.reduce((n, b) => n + b.upTo - b.branch.forkPosition, checkpoints.length);
-  return { sessionId, userId: session.userId, branches, checkpoints, units };
+  const tree = treeProblems(
+    session,
+    branches.map((b) => b.branch),
+  );
+  return { sessionId, userId: session.userId, branches, checkpoints, units, treeProblems: tree };
 }
 
 /** A chunk of a branch's own entries, with their tool calls, as read. */
@@ -72,8 +79,10 @@ export function* sessionSlices(work: SessionWork, check: SessionCheck): Generato
     if (!gone) gone = (yield* tx.getSession(work.sessionId)) === undefined;
     return !gone;
   };
+  problems.push(...work.treeProblems);
   for (const { branch, upTo } of work.branches) {
     let previous = GENESIS_HASH;
+    let messages = 0;
     let position = branch.forkPosition;
     let broken = false;
     yield {
@@ -90,6 +99,7 @@ export function* sessionSlices(work: SessionWork, check: SessionCheck): Generato
           problems.push({ kind: "branch", id: branch.id, detail: `the checkpoint it forks from (${branch.forkCheckpointId}) is missing` });
         }
         previous = base?.hash ?? GENESIS_HASH;
+        messages = base?.msgCount ?? 0;
       },
     };
     for (let after = branch.forkPosition; after < upTo; after += CHUNK_UNITS) {
@@ -109,6 +119,16 @@ export function* sessionSlices(work: SessionWork, check: SessionCheck): Generato
             if (entryHash(previous, e, stateHash) !== e.hash)
               problems.push({ kind: "entry", id: e.id, detail: `entry at position ${e.position} does not match its hash` });
             previous = e.hash;
+            // msg_count is not hashed: it is the lineage's messages up to the entry, what listings report.
+            if (e.kind === "message") messages++;
+            if (e.msgCount !== messages) {
+              problems.push({
+                kind: "entry",
+                id: e.id,
+                detail: `entry at position ${e.position} counts ${e.msgCount} messages, not ${messages}`,
+              });
+              messages = e.msgCount;
+            }
           }
           const tools = yield* tx.segmentTools(segment);
           for (const t of tools) {

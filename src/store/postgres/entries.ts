@@ -16,6 +16,7 @@ import type {
   VersionRow,
 } from "../port/index.js";
 import { messageFromTuple, type MessageTuple } from "../port/entries.js";
+import { rootedLineage, type WalkedSegment } from "../port/rooted-lineage.js";
 import {
   BRANCH_COLS,
   BRANCH_FIELDS,
@@ -177,12 +178,14 @@ const s = {
   headPosition: `SELECT coalesce((SELECT position FROM entries WHERE branch_id = b.id ORDER BY position DESC LIMIT 1), b.fork_position)
     FROM branches b WHERE b.id = $1`,
   ownEntryAt: `SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = $1 AND e.position = $2::bigint`,
-  lineage: `WITH RECURSIVE lin(id, parent_id, fork_position, up_to, depth) AS (
-      SELECT id, parent_id, fork_position, $1::bigint, 0 FROM branches WHERE id = $2
+  // At most as deep as the session has branches (a damaged tree's cycle stops there); the walk's top names its parent.
+  lineage: `WITH RECURSIVE lin(id, parent_id, fork_position, up_to, depth, lim) AS (
+      SELECT id, parent_id, fork_position, $1::bigint, 0, (SELECT count(*) FROM branches c WHERE c.session_id = b0.session_id)
+      FROM branches b0 WHERE id = $2
       UNION ALL
-      SELECT b.id, b.parent_id, b.fork_position, LEAST(lin.up_to, lin.fork_position), lin.depth + 1
-      FROM branches b JOIN lin ON b.id = lin.parent_id)
-    SELECT id AS "branchId", fork_position AS "after", up_to AS "upTo" FROM lin ORDER BY depth DESC`,
+      SELECT b.id, b.parent_id, b.fork_position, LEAST(lin.up_to, lin.fork_position), lin.depth + 1, lin.lim
+      FROM branches b JOIN lin ON b.id = lin.parent_id WHERE lin.depth + 1 < lin.lim)
+    SELECT id AS "branchId", fork_position AS "after", up_to AS "upTo", parent_id AS "parentId" FROM lin ORDER BY depth DESC`,
   segmentEntries: `SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = $1 AND e.position > $2::bigint AND e.position <= $3::bigint ORDER BY e.position`,
   segmentMessages: `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position`,
   lastSegmentMessage: `SELECT ${MESSAGE_COLS} FROM entries WHERE ${IN_SEGMENT} AND kind = 'message' ORDER BY position DESC LIMIT 1`,
@@ -321,7 +324,7 @@ export function entriesTx(sql: Sql): EntriesTx {
       return yield* sql.one<EntryRow>(s.ownEntryAt, [branchId, position]);
     },
     *lineage(branchId: string, upTo?: number) {
-      return yield* sql.rows<LineageSegment>(s.lineage, [upTo ?? Number.MAX_SAFE_INTEGER, branchId]);
+      return rootedLineage(branchId, yield* sql.rows<WalkedSegment>(s.lineage, [upTo ?? Number.MAX_SAFE_INTEGER, branchId]));
     },
     *segmentEntries(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return [];

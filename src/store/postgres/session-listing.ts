@@ -5,6 +5,9 @@ import { SESSION_INFO_COLS } from "./columns.js";
 /** A lineage's open end (positions are int4; bounds are compared as int8). */
 const OPEN_END = "9223372036854775807::bigint";
 
+// A walk is at most as deep as the session has branches: a cycle in damaged branch rows stops there.
+const BRANCH_COUNT = `(SELECT count(*) FROM branches c WHERE c.session_id = b.session_id)`;
+
 /**
  * The page (`where`, newest first, `limit` rows: the statement's last parameter, `$<limitParam>`), then for each of
  * its sessions a walk up the current branch's ancestry that stops at the first segment holding a message: that
@@ -19,13 +22,13 @@ function listedSessionsSql(where: string, limitParam: number): string {
       AND e.kind = 'message' ORDER BY e.position DESC LIMIT 1)`;
   return `WITH RECURSIVE
     page AS (SELECT ${SESSION_INFO_COLS} FROM sessions WHERE ${where} ORDER BY seq DESC LIMIT $${limitParam}),
-    lin (session_seq, branch_id, parent_id, fork_position, up_to, found) AS (
-      SELECT p.seq, b.id, b.parent_id, b.fork_position, ${OPEN_END}, ${lastMessageIn("b.id", "b.fork_position", OPEN_END)}
+    lin (session_seq, branch_id, parent_id, fork_position, up_to, found, depth, lim) AS (
+      SELECT p.seq, b.id, b.parent_id, b.fork_position, ${OPEN_END}, ${lastMessageIn("b.id", "b.fork_position", OPEN_END)}, 0, ${BRANCH_COUNT}
       FROM page p JOIN branches b ON b.id = p."currentBranchId"
       UNION ALL
       SELECT lin.session_seq, b.id, b.parent_id, b.fork_position, LEAST(lin.up_to, lin.fork_position),
-        ${lastMessageIn("b.id", "b.fork_position", "LEAST(lin.up_to, lin.fork_position)")}
-      FROM lin JOIN branches b ON b.id = lin.parent_id WHERE lin.found IS NULL)
+        ${lastMessageIn("b.id", "b.fork_position", "LEAST(lin.up_to, lin.fork_position)")}, lin.depth + 1, lin.lim
+      FROM lin JOIN branches b ON b.id = lin.parent_id WHERE lin.found IS NULL AND lin.depth + 1 < lin.lim)
   SELECT p.*, m.id AS "lastId", m.branch_id AS "lastBranchId", m.position AS "lastPosition", m.role AS "lastRole",
     m.content AS "lastContent", m.client_id AS "lastClientId", m.metadata AS "lastMetadata", m.created_at AS "lastCreatedAt",
     m.msg_count AS "messageCount"

@@ -14,6 +14,7 @@ import type {
   VersionRow,
 } from "../port/index.js";
 import { messageFromTuple, type MessageTuple } from "../port/entries.js";
+import { rootedLineage, type WalkedSegment } from "../port/rooted-lineage.js";
 import {
   BRANCH_COLS,
   BRANCH_FIELDS,
@@ -150,12 +151,14 @@ export function entriesTx(db: Database.Database): EntriesTx {
       "raw",
     ),
     ownAt: p(`SELECT ${ENTRY_COLS} FROM entries e WHERE e.branch_id = ? AND e.position = ?`),
-    lineage: p(`WITH RECURSIVE lin(id, parent_id, fork_position, up_to, depth) AS (
-      SELECT id, parent_id, fork_position, ?, 0 FROM branches WHERE id = ?
+    // At most as deep as the session has branches (a damaged tree's cycle stops there); the walk's top names its parent.
+    lineage: p(`WITH RECURSIVE lin(id, parent_id, fork_position, up_to, depth, lim) AS (
+      SELECT id, parent_id, fork_position, ?, 0, (SELECT count(*) FROM branches c WHERE c.session_id = b0.session_id)
+      FROM branches b0 WHERE id = ?
       UNION ALL
-      SELECT b.id, b.parent_id, b.fork_position, MIN(lin.up_to, lin.fork_position), lin.depth + 1
-      FROM branches b JOIN lin ON b.id = lin.parent_id)
-    SELECT id AS branchId, fork_position AS after, up_to AS upTo FROM lin ORDER BY depth DESC`),
+      SELECT b.id, b.parent_id, b.fork_position, MIN(lin.up_to, lin.fork_position), lin.depth + 1, lin.lim
+      FROM branches b JOIN lin ON b.id = lin.parent_id WHERE lin.depth + 1 < lin.lim)
+    SELECT id AS branchId, fork_position AS after, up_to AS upTo, parent_id AS parentId FROM lin ORDER BY depth DESC`),
     // Raw rows without the branch (the segment's): the longest reads (restore, verify, export) build one object each.
     segment: p(
       `SELECT e.seq, e.id, e.position, e.kind, e.role, e.content, e.tool, e.call_id, e.client_id, e.metadata, e.state_id,
@@ -318,7 +321,7 @@ export function entriesTx(db: Database.Database): EntriesTx {
       return s.ownAt.get(branchId, position) as EntryRow | undefined;
     },
     *lineage(branchId: string, upTo?: number) {
-      return s.lineage.all(upTo ?? Number.MAX_SAFE_INTEGER, branchId) as LineageSegment[];
+      return rootedLineage(branchId, s.lineage.all(upTo ?? Number.MAX_SAFE_INTEGER, branchId) as WalkedSegment[]);
     },
     *segmentEntries(segment: LineageSegment) {
       if (segment.upTo <= segment.after) return [];

@@ -2,6 +2,9 @@
 import { listedSessionFrom, type ListedColumns, type ListedSessionRow } from "../port/index.js";
 import { SESSION_INFO_COLS, sessionRow } from "./columns.js";
 
+// A walk is at most as deep as the session has branches: a cycle in damaged branch rows stops there.
+const BRANCH_COUNT = `(SELECT count(*) FROM branches c WHERE c.session_id = b.session_id)`;
+
 /**
  * The page (`where`, newest first, `@limit` rows), then for each of its sessions a walk up the current branch's ancestry
  * that stops at the first segment holding a message: that segment's newest message is the lineage's last. Each step is
@@ -15,14 +18,14 @@ function listedSessionsSql(where: string): string {
       AND e.kind = 'message' ORDER BY e.position DESC LIMIT 1)`;
   return `WITH RECURSIVE
     page AS (SELECT ${SESSION_INFO_COLS} FROM sessions WHERE ${where} ORDER BY seq DESC LIMIT @limit),
-    lin (session_seq, branch_id, parent_id, fork_position, up_to, found) AS (
+    lin (session_seq, branch_id, parent_id, fork_position, up_to, found, depth, lim) AS (
       SELECT p.seq, b.id, b.parent_id, b.fork_position, 9223372036854775807,
-        ${lastMessageIn("b.id", "b.fork_position", "9223372036854775807")}
+        ${lastMessageIn("b.id", "b.fork_position", "9223372036854775807")}, 0, ${BRANCH_COUNT}
       FROM page p JOIN branches b ON b.id = p.currentBranchId
       UNION ALL
       SELECT lin.session_seq, b.id, b.parent_id, b.fork_position, min(lin.up_to, lin.fork_position),
-        ${lastMessageIn("b.id", "b.fork_position", "min(lin.up_to, lin.fork_position)")}
-      FROM lin JOIN branches b ON b.id = lin.parent_id WHERE lin.found IS NULL)
+        ${lastMessageIn("b.id", "b.fork_position", "min(lin.up_to, lin.fork_position)")}, lin.depth + 1, lin.lim
+      FROM lin JOIN branches b ON b.id = lin.parent_id WHERE lin.found IS NULL AND lin.depth + 1 < lin.lim)
   SELECT p.*, m.id AS lastId, m.branch_id AS lastBranchId, m.position AS lastPosition, m.role AS lastRole,
     m.content AS lastContent, m.client_id AS lastClientId, m.metadata AS lastMetadata, m.created_at AS lastCreatedAt,
     m.msg_count AS messageCount
