@@ -269,7 +269,8 @@ export class Forkpoint {
 
   /**
    * Writes an exported session back, ids and times kept, owned by `userId`. The document's links and hashes are
-   * checked; an id that already exists, or a LangGraph thread `userId` has already, refuses the whole import
+   * checked (what the hashes cover: entries, states, tool-call completions, checkpoints; the title, metadata, names,
+   * events and origin are taken as given: see docs/operations.md); an id that already exists, or a LangGraph thread `userId` has already, refuses the whole import
    * (`ConflictError`). Nothing of it is applied.
    * Takes `signal` and `onProgress` (units: the document's entries, states and checkpoints); an abort before the final
    * write is an `AbortedError` and writes nothing. States newer than the schema the handle reads under (the
