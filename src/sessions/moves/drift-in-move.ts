@@ -8,6 +8,7 @@ import { prepareRestore } from "../workspace/prepare-restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { namedPaths, reaches } from "../workspace/named-paths.js";
 import { toToolInvocation } from "../core/rows.js";
+import type { ToolInvocation } from "../../models/types.js";
 
 /** Whether the drift a files step finds may be left as it is: none of the move's `steps` was interrupted by a crash. */
 export const mayLeaveDrift = (steps: readonly MoveStepRow[]): boolean => !steps.some((s) => s.status === "unknown");
@@ -26,6 +27,26 @@ export function* replayPaths(tx: Tx, moveId: string, dir: string): Step<Set<stri
     for (const path of paths) out.add(path);
     const row = paths.length === 0 ? yield* tx.getTool(step.entryId) : undefined;
     for (const path of row ? namedPaths(dir, toToolInvocation(row).args) : []) out.add(path);
+  }
+  return out;
+}
+
+/**
+ * The paths replaying `calls` may write, weighed as `replayPaths` weighs a move's replays (`reach`: their runs' paths,
+ * see `reachOf`), with what the arguments of one whose run changed none name in workspace `dir`: a move called again
+ * after a stop holds a put-back hand edit as it is only outside them, or its files step refuses what it held.
+ */
+export function* replayReachIn(
+  tx: Tx,
+  dir: string,
+  calls: readonly ToolInvocation[],
+  reach: Set<string> | "all",
+): Step<Set<string> | "all"> {
+  if (reach === "all") return reach;
+  const out = new Set(reach);
+  for (const call of calls) {
+    const paths = yield* tx.callPaths(call.id);
+    for (const path of paths?.length === 0 ? namedPaths(dir, call.args) : []) out.add(path);
   }
   return out;
 }

@@ -16,7 +16,7 @@ import { targetFiles, workspaceOf } from "../workspace/snapshots.js";
 import { finishMoveTx } from "./finish-move.js";
 import { moveEvent, recordStay, sessionPosition } from "./history.js";
 import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
-import { refuseDriftBeforeReplays } from "./drift-in-move.js";
+import { refuseDriftBeforeReplays, replayReachIn } from "./drift-in-move.js";
 import { conversationDrift, refuseLostSaves, writtenPaths } from "./conversation-drift.js";
 import { refuseWritesInTheWay } from "./writes-in-the-way.js";
 import { filesTrackPlan } from "./files-track.js";
@@ -261,7 +261,8 @@ function* performMoveUnit(
     if (session.hasWorkspace) yield* refuseWritesInTheWay(tx, ws, steps.undo, steps.replay, ctx.limits.maxPayloadBytes);
     // An older call's undo putting back the hand edit its run found over a later one put back: refused, forced or not.
     if (session.hasWorkspace) refuseLostSaves(ws, (yield* writtenPaths(tx, ws, steps.undo, [])).olderOver);
-    replays = yield* reachOf(ctx, tx, steps.replay);
+    // As its files step weighs them: a call whose run changed no file may write where its arguments name.
+    replays = yield* replayReachIn(tx, ws.dir, steps.replay, yield* reachOf(ctx, tx, steps.replay));
   }
   const putBacks = scope === "both" && session.hasWorkspace ? yield* stoppedPutBacks(tx, session.id, base) : undefined;
   const stopped = putBacks && { putBacks, replays };
