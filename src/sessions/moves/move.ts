@@ -18,6 +18,7 @@ import { moveEvent, recordStay, sessionPosition } from "./history.js";
 import { restoreMoveFiles, snapshotPosition } from "./move-files.js";
 import { refuseDriftBeforeReplays, replayReachIn } from "./drift-in-move.js";
 import { conversationDrift, refuseLostSaves, writtenPaths } from "./conversation-drift.js";
+import { refuseKeptInTheWay } from "./kept-in-the-way.js";
 import { refuseWritesInTheWay } from "./writes-in-the-way.js";
 import { filesTrackPlan } from "./files-track.js";
 import { computePlan } from "./move-plan.js";
@@ -147,9 +148,11 @@ async function moveWithFiles(
   // Planned again holding the directory's run turn (see move-turn.ts).
   if (planned.turn !== undefined)
     return inRunTurn(ctx, planned.turn, () => moveWithFiles(ctx, ref, scope, o, prepare, within, { request, ifAt }, earlier));
-  const { ws, manifestId, from, kind, track, stopped } = planned;
+  const { ws, manifestId, from, kind, track, stopped, steps } = planned;
   // Called again after a stop: the hand edits the stopped move's undos put back stay as they are (see `heldPutBacks`).
   const hold = stopped ? heldPutBacks(ws.dir, stopped.putBacks, stopped.replays) : [];
+  // A hand edit its undos put back in the way of the restore refuses it now, before any undo runs or drift is saved.
+  if (steps) await refuseKeptInTheWay(ctx, ws, manifestId, steps, hold);
   const forced = await prepareMoveRestore(ctx, ref, ws, manifestId, o.force ? { move: kind } : null, hold);
   const savedDrift = forced.savedDrift ?? earlier ?? null;
   const saved = savedDrift ? { savedDrift } : {};
@@ -253,6 +256,7 @@ function* performMoveUnit(
   const track = scope === "files" ? yield* filesTrackPlan(ctx, tx, session, base.target, forkCheckpointId) : undefined;
   // The conversation's refusals come before any file moves.
   let replays: ReadonlySet<string> | "all" = new Set();
+  let planSteps: { undo: ToolInvocation[]; replay: ToolInvocation[] } | undefined;
   if (scope === "both" && session.hasTools) {
     const snapshotAt = yield* snapshotPosition(tx, session.id, base.target, forkCheckpointId);
     const steps = (yield* computePlan(ctx, tx, session, base.target, snapshotAt)).steps;
@@ -263,10 +267,12 @@ function* performMoveUnit(
     if (session.hasWorkspace) refuseLostSaves(ws, (yield* writtenPaths(tx, ws, steps.undo, [])).olderOver);
     // As its files step weighs them: a call whose run changed no file may write where its arguments name.
     replays = yield* replayReachIn(tx, ws.dir, steps.replay, yield* reachOf(ctx, tx, steps.replay));
+    if (session.hasWorkspace) planSteps = steps;
   }
   const putBacks = scope === "both" && session.hasWorkspace ? yield* stoppedPutBacks(tx, session.id, base) : undefined;
   const stopped = putBacks && { putBacks, replays };
-  return { ws, manifestId, from: { fromBranchId: branch.id, fromHead: head.position }, kind: base.kind, track, stopped };
+  const from = { fromBranchId: branch.id, fromHead: head.position };
+  return { ws, manifestId, from, kind: base.kind, track, stopped, ...(planSteps ? { steps: planSteps } : {}) };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
 import { heldPutBacks } from "./own-changes.js";
+import { keptInTheWay } from "./kept-in-the-way.js";
 import { writesInTheWay } from "./writes-in-the-way.js";
 import type { PutBacks } from "./put-back.js";
 import {
@@ -98,7 +99,10 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
   const files = { written, deleted, ...(kept.length > 0 ? { kept } : {}), ...(mayKeep.length > 0 ? { mayKeep } : {}) };
   // A replay that writes over a hand edit put back stops the move there, forced or not (see `refuseReplayOver`).
   const over = restore.putBacks ? replayOverSure(restore.ws.dir, [...handEdits, ...held], restore.putBacks, held) : {};
-  const blocked = check.blocked ?? restore.putBacks?.lost ?? over.blocked;
+  // A file put back and kept where the restore writes its folder as a file (or the reverse) refuses it once the undo ran.
+  const putFiles = handEdits.filter((p) => putBack.get(p)?.found !== null);
+  const inTheWay = keptInTheWay(putFiles, written);
+  const blocked = check.blocked ?? restore.putBacks?.lost ?? over.blocked ?? inTheWay;
   const drift = check.drifted.filter((p) => !held.has(p));
   const replayed = restore.putBacks ? replayedOverStop(restore.ws.dir, restore.putBacks, [...handEdits, ...held]) : undefined;
   return {
