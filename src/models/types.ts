@@ -350,7 +350,9 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * `"files"` or `"both"`) or where its undos and replays write (any scope: no checkpoint could keep it), which refuses
    * it before its first step; or a hand edit one of its undos puts back that one of its replays writes over (any scope):
    * the move runs its undos, then stops before that replay with the hand edit on disk (`WORKSPACE_DRIFT`; the session
-   * stays on its branch, and a checkpoint taken then keeps the edit, after which the move called again goes on); or,
+   * stays on its branch, and a checkpoint taken then keeps the edit, after which the move called again goes on); or a
+   * hand edit one of its undos puts back inside a folder its restore writes as a file, or under a file where it needs
+   * a folder (refused before its first step); or,
    * until it ends, a tool call of the session that another process or server runs now (`CALL_IN_PROGRESS`, refused;
    * that call is not counted in `unknown`); or a move of the session under way elsewhere (refused `MOVE_IN_PROGRESS` until
    * it ends), or one stopped midway that `plan` could not finish first (its tools not registered
