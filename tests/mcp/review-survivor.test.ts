@@ -80,27 +80,32 @@ async function killMidRollback(client: Client, pid: number, checkpointId: string
   await exited;
 }
 
+/**
+ * Two servers on one workspace at v2 (checkpoints v1, v2); the doomed one killed once its rollback to v1 has started
+ * renaming files into place (its journal is in the database). The survivor keeps serving.
+ */
+async function twoServersOneKilledMidRollback(): Promise<void> {
+  writeAll("v1");
+  const args = ["--workspace", ws, "--db", db, "--user", "alice"];
+  const transport = new StdioClientTransport({ command: process.execPath, args: mcpArgs(args), env: childEnv(), stderr: "pipe" });
+  doomed = new Client({ name: "forkpoint-tests", version: "1.0.0" });
+  await doomed.connect(transport);
+  survivor = await connect("stdio", args);
+  const v1 = (await ok(doomed, "checkpoint", { name: "v1" })).checkpoint;
+  writeAll("v2");
+  await ok(doomed, "checkpoint", { name: "v2" });
+  await ok(survivor.client, "list_checkpoints");
+  await killMidRollback(doomed, transport.pid!, v1.id);
+}
+
 describe("a server killed mid-rollback while another serves the same workspace", () => {
   it("the one still running finishes or takes back the restore, and then checkpoints", async () => {
-    writeAll("v1");
-    const args = ["--workspace", ws, "--db", db, "--user", "alice"];
-    const transport = new StdioClientTransport({ command: process.execPath, args: mcpArgs(args), env: childEnv(), stderr: "pipe" });
-    doomed = new Client({ name: "forkpoint-tests", version: "1.0.0" });
-    await doomed.connect(transport);
-    survivor = await connect("stdio", args);
-
-    const v1 = (await ok(doomed, "checkpoint", { name: "v1" })).checkpoint;
-    writeAll("v2");
-    await ok(doomed, "checkpoint", { name: "v2" });
-    await ok(survivor.client, "list_checkpoints");
-
-    // Killed once the rollback has started renaming files into place: its journal is in the database.
-    await killMidRollback(doomed, transport.pid!, v1.id);
+    await twoServersOneKilledMidRollback();
     const atKill = versionsOnDisk();
     expect(atKill.v2, "killed before the restore ended").toBeGreaterThan(0);
 
     // Its process is gone: nothing is "in progress" any more.
-    const r = await call(survivor.client, "checkpoint", { name: "after the crash" });
+    const r = await call(survivor!.client, "checkpoint", { name: "after the crash" });
     expect(r.isError ? lineOf(r) : "saved").toBe("saved");
     const counts = versionsOnDisk();
     expect(Object.keys(counts)).toHaveLength(1);
@@ -108,20 +113,10 @@ describe("a server killed mid-rollback while another serves the same workspace",
   });
 
   it("the plan of the next rollback is made from where the interrupted one is finished, as that rollback is", async () => {
-    writeAll("v1");
-    const args = ["--workspace", ws, "--db", db, "--user", "alice"];
-    const transport = new StdioClientTransport({ command: process.execPath, args: mcpArgs(args), env: childEnv(), stderr: "pipe" });
-    doomed = new Client({ name: "forkpoint-tests", version: "1.0.0" });
-    await doomed.connect(transport);
-    survivor = await connect("stdio", args);
-    const v1 = (await ok(doomed, "checkpoint", { name: "v1" })).checkpoint;
-    writeAll("v2");
-    await ok(doomed, "checkpoint", { name: "v2" });
-    await ok(survivor.client, "list_checkpoints");
-    await killMidRollback(doomed, transport.pid!, v1.id);
+    await twoServersOneKilledMidRollback();
 
-    const plan = await ok(survivor.client, "plan_rollback", { checkpoint: "v2" });
-    const moved = await ok(survivor.client, "rollback", { checkpoint: "v2" });
+    const plan = await ok(survivor!.client, "plan_rollback", { checkpoint: "v2" });
+    const moved = await ok(survivor!.client, "rollback", { checkpoint: "v2" });
     expect(plan.refusal).toBeNull();
     expect(plan.restore).toEqual(moved.files.written);
     expect(versionsOnDisk()).toEqual({ v2: FILES });
