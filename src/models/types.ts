@@ -328,8 +328,9 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * the target's content (`written`) or removes (`deleted`), by its restore or, with `"both"`, by the undos it runs
    * first (so its result may list fewer: those its undos already set right; what the calls in `replayed` then write on
    * top is theirs, not listed); `kept` (present when any): those it leaves
-   * as they are, the effect of an applied irreversible call its target's files do not hold, or a hand edit one of its
-   * undos puts back (its call's run found it there); `mayKeep` (present when any): those the undo of a call recorded
+   * as they are, the effect of an applied irreversible call its target's files do not hold, of a call a crash left of
+   * unknown outcome (until `resolveToolCall` says what became of it), or a hand edit one of its undos puts back (its
+   * call's run found it there); `mayKeep` (present when any): those the undo of a call recorded
    * with `recordToolCall` writes (as its arguments name them, before the restore), whose content is its tool's own,
    * which no one can tell before it runs, and those where the undo of a call applied by a replay may put back the hand
    * edit its first run found (had an earlier rewind put it back and the replay run over it): content no checkpoint keeps

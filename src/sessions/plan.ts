@@ -12,7 +12,7 @@ import { isSessionPosition } from "./moves/history.js";
 import { landingOf } from "./moves/continued.js";
 import { computePlan, leftBehind } from "./moves/move-plan.js";
 import { snapshotPosition } from "./moves/move-files.js";
-import { irreversibleOutside } from "./moves/failed-undo-files.js";
+import { irreversibleOutside, uncertainApplied } from "./moves/failed-undo-files.js";
 import { reachOf } from "./moves/move.js";
 import { plannedRestore, type RestoreTarget } from "./moves/planned-restore.js";
 import { conversationWrites, plannedPutBacks } from "./moves/planned-drift.js";
@@ -119,7 +119,7 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
   const files = yield* restoreOf(tx, ws, target, checkpointId);
   const restore = {
     ...files,
-    keep: yield* irreversiblePaths(tx, ctx, session.id, target, snapshotAt),
+    keep: yield* keptCallPaths(tx, ctx, session.id, target, snapshotAt),
     // The hand edits its undos put back stay as they are (see put-back.ts).
     putBacks: yield* plannedPutBacks(tx, session.id, planned.undone, planned.replayed, files.manifestId),
     // Called again after a stop, those the stopped move's undos put back stay too (see `heldPutBacks`).
@@ -130,9 +130,10 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
 
 /**
  * The paths a "both" move keeps as they are: those the applied irreversible calls its snapshot does not hold changed
- * (their effect stays out there, see `irreversibleOutside`).
+ * (their effect stays out there, see `irreversibleOutside`), and those of the calls a crash left of unknown outcome
+ * (see `uncertainApplied`).
  */
-function* irreversiblePaths(
+function* keptCallPaths(
   tx: Tx,
   ctx: EngineContext,
   sessionId: string,
@@ -140,8 +141,11 @@ function* irreversiblePaths(
   at: Parameters<typeof irreversibleOutside>[4],
 ) {
   const kept = new Set<string>();
-  for (const id of yield* irreversibleOutside(tx, (tool) => ctx.tools.isReversible(tool), sessionId, target, at))
-    for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
+  const calls = [
+    ...(yield* irreversibleOutside(tx, (tool) => ctx.tools.isReversible(tool), sessionId, target, at)),
+    ...(yield* uncertainApplied(tx, sessionId)),
+  ];
+  for (const id of calls) for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
   return [...kept];
 }
 

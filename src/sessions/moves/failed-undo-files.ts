@@ -141,6 +141,21 @@ export interface LeftApplied {
   shared?: string[];
 }
 
+/**
+ * The calls a crash left of unknown outcome (their undo or replay interrupted, in any move), still applied, whose run
+ * recorded its paths: no move undoes or replays them until they are resolved (restored away, one resolved as not undone
+ * would have lost its effect), so those paths stay as they are, as a failed undo's. (One without that record is taken
+ * to be in the snapshots, as moves with files take such calls: else no file at all could be restored.)
+ */
+export function* uncertainApplied(tx: Tx, sessionId: string): Step<string[]> {
+  const out: string[] = [];
+  for (const id of yield* tx.uncertainInvocations(sessionId)) {
+    const row = yield* tx.getTool(id);
+    if (row && row.appliedSeq !== null && (yield* tx.callPaths(id)) !== undefined) out.push(id);
+  }
+  return out;
+}
+
 /** The calls move `spec` leaves applied (see `LeftApplied`), given the steps it ran and the snapshot it restores. */
 export function* leftApplied(
   tx: Tx,
@@ -158,14 +173,7 @@ export function* leftApplied(
     const row = yield* tx.getTool(id);
     if (row && row.appliedSeq !== null && !out.failed.includes(id)) out.failed.push(id);
   }
-  // A call a crash left of unknown outcome (its step in this move or an earlier one), still applied: no move undoes or
-  // replays it until it is resolved (restored away, one resolved as not undone would have lost its effect), so the paths its run recorded stay as they are, as a failed undo's. (One without that record is taken to
-  // be in the snapshots, as moves with files take such calls: else no file at all could be restored.)
-  for (const id of yield* tx.uncertainInvocations(spec.sessionId)) {
-    const row = yield* tx.getTool(id);
-    if (!row || row.appliedSeq === null || out.failed.includes(id) || (yield* tx.callPaths(id)) === undefined) continue;
-    out.failed.push(id);
-  }
+  for (const id of yield* uncertainApplied(tx, spec.sessionId)) if (!out.failed.includes(id)) out.failed.push(id);
   out.irreversible = yield* irreversibleOutside(tx, isReversible, spec.sessionId, spec.target, at);
   const shared: string[] = [];
   for (const id of spec.files?.stays ?? []) {

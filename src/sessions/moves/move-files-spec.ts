@@ -1,7 +1,7 @@
 // A move's files part: the spec its journal keeps, and the checks that send a move with files another way.
 import type { Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
-import { irreversibleOutside } from "./failed-undo-files.js";
+import { irreversibleOutside, uncertainApplied } from "./failed-undo-files.js";
 import { heldOtherwiseUnit } from "./move-files.js";
 import type { SnapshotAt } from "./move-plan.js";
 import type { BaseMoveSpec, MoveSpec } from "./move-spec.js";
@@ -26,14 +26,18 @@ export function filesOf(
   };
 }
 
-/** Whether a move with files to `base`'s target leaves an irreversible call's files as they are (see `irreversibleOutside`). */
-export function* irreversibleLeft(
+/**
+ * Whether a move with files to `base`'s target leaves some call's files as they are: an irreversible one's (see
+ * `irreversibleOutside`), or one's a crash left of unknown outcome (see `uncertainApplied`).
+ */
+export function* keepsCallFiles(
   tx: Tx,
   ctx: EngineContext,
   sessionId: string,
   base: BaseMoveSpec,
   at: SnapshotAt | undefined,
 ): Step<boolean> {
+  if ((yield* uncertainApplied(tx, sessionId)).length > 0) return true;
   const isReversible = (tool: string) => ctx.tools.isReversible(tool);
   return (yield* irreversibleOutside(tx, isReversible, sessionId, base.target, at)).length > 0;
 }

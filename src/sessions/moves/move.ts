@@ -35,7 +35,7 @@ import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { moveAnswer } from "./move-answer.js";
 import { refuseActivity, refuseConcurrentMove, refuseLiveCalls, refuseMove } from "./refusals.js";
 import { stayingHere, stayingPut } from "./staying-put.js";
-import { filesOf, irreversibleLeft, reheld } from "./move-files-spec.js";
+import { filesOf, keepsCallFiles, reheld } from "./move-files-spec.js";
 import { recordRequest, recordedAnswer, recordedIn, requestOf, type Request } from "../requests/ledger.js";
 import { continueBlockBranches } from "./continued.js";
 import { noteStackChange, stackBeforeMove, takeBackBlockMoves } from "./block-history.js";
@@ -411,8 +411,8 @@ function* moveConversationUnit(
   const stays = filesManifest === undefined || !("stays" in computed) ? [] : computed.stays;
   // Already there, world included (a second click): nothing is written, no event, nothing for undo.
   // Calls off the lineage left applied for want of their tool (`unregistered`) mean the world does not match.
-  // A move with files that leaves a call applied under a kept one it cannot undo, or an irreversible one its snapshot
-  // does not hold, runs its files step as journaled moves do: the restore keeps that call's paths as the world has them.
+  // A move with files that leaves a call applied under a kept one it cannot undo, an irreversible one its snapshot does
+  // not hold, or one of unknown outcome, runs its files step as journaled moves do: the restore keeps that call's paths.
   const stopped =
     filesManifest !== undefined && (stays.length > 0 || plan.skipped.some((t) => t.applied && ctx.tools.isReversible(t.tool)));
   if (
@@ -420,7 +420,7 @@ function* moveConversationUnit(
     !within &&
     !stopped &&
     plan.undo.length + plan.replay.length + plan.unregistered.length + plan.covered.length === 0 &&
-    !(filesManifest !== undefined && session.hasTools && (yield* irreversibleLeft(tx, ctx, session.id, base, snapshotAt))) &&
+    !(filesManifest !== undefined && session.hasTools && (yield* keepsCallFiles(tx, ctx, session.id, base, snapshotAt))) &&
     // A call applied by another application than the one the restored snapshot holds is re-marked by the files step.
     !(filesManifest !== undefined && session.hasTools && (yield* reheld(tx, ctx, session.id, base)))
   ) {
