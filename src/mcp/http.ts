@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { loopbackHost, newToken, sameToken, TOKEN_HEADER } from "../ui/auth.js";
+import { loopbackHost, newToken, ownOrigin, sameToken, TOKEN_HEADER } from "../ui/auth.js";
 
 /** The one path the server answers on. */
 export const MCP_PATH = "/mcp";
@@ -48,11 +48,6 @@ function requestTokens(req: IncomingMessage, url: URL): string[] {
   const query = url.searchParams.get("token");
   if (query) found.push(query);
   return found;
-}
-
-/** True for no Origin (a client that is not a browser page) or this server's own. */
-function ownOrigin(origin: string | undefined, port: number): boolean {
-  return origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
 }
 
 /** A JSON-RPC error answer, as the SDK's transport writes its own. */
