@@ -1,6 +1,7 @@
 // A process SIGKILLed inside an undo handler during a "both" move: the undo's change is on disk, its step unknown, so
 // recovery refuses the files as drift. The refusal's advice (resolve the call, then force or take a checkpoint, then
-// move) ends with the files and the tool track agreeing, moving away and back again.
+// move) ends with the files and the tool track agreeing, moving away and back again. Killed before the undo changed
+// anything, the call's file stays in every later move until the call is resolved.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -45,11 +46,11 @@ afterEach(async () => {
 
 /**
  * b.txt by stall_write, then a.txt "1" by write_file after checkpoint `start`; a child's "both" rollback to `start`
- * undoes write_file, then is killed inside stall_write's undo, which deleted b.txt. Recovery refuses the files.
+ * undoes write_file, then is killed inside stall_write's undo (`flags`: see half-undone-move.ts). Then recovered.
  */
-async function killedInsideUndo() {
+async function killedInUndo(...flags: string[]) {
   fs.writeFileSync(file("a.txt"), "0");
-  let s = await open().createSession({ userId: "u" });
+  const s = await open().createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   const start = await s.checkpoint({ name: "start" });
   await s.invoke("stall_write", { path: file("b.txt"), text: "s" });
@@ -59,14 +60,19 @@ async function killedInsideUndo() {
   await fp.close();
 
   const marker = path.join(dir, "stalled");
-  const w = startWorker(WORKER, [db, s.id, start.id, marker]);
+  const w = startWorker(WORKER, [db, s.id, start.id, marker, ...flags]);
   while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
   w.child.kill("SIGKILL");
   expect((await w.done).stderr).toBe("");
   await expireLeases(db);
   open(false);
   const report = await fp.recover();
-  s = await fp.getSession(s.id, { userId: "u" });
+  return { s: await fp.getSession(s.id, { userId: "u" }), start, root, stalled, report };
+}
+
+/** As `killedInUndo`, the undo killed once it deleted b.txt: recovery refuses the files. */
+async function killedInsideUndo() {
+  const { s, start, root, stalled, report } = await killedInUndo();
   expect(files()).toEqual({ a: "0", b: null });
   expect(report.failed).toHaveLength(1);
   const refusal = report.failed[0]!.error as Error & { code: string };
@@ -157,4 +163,29 @@ it.skipIf(!watched)("forced first, then resolved as finished: moving back replay
     ["stall_write", true],
     ["write_file", true],
   ]);
+});
+
+it("killed before its undo changed anything: the call's file stays in every later move until resolved", async () => {
+  // A forced rollback: recovery finishes it, b.txt kept as the call of unknown outcome left it.
+  const { s, start, stalled, report } = await killedInUndo("before", "force");
+  expect(report.unknown.map((t) => t.id)).toEqual([stalled]);
+  expect(report.failed).toEqual([]);
+  expect(files()).toEqual({ a: "0", b: "s" });
+
+  // The session is at `start` already: no step runs, and b.txt stays (the target has none).
+  const planned = await s.plan({ checkpointId: start.id, scope: "both" });
+  expect(planned.files).toEqual({ written: [], deleted: [], kept: ["b.txt"] });
+  for (const force of [false, true]) {
+    const moved = await s.rollback(start.id, { scope: "both", force });
+    expect(moved.unknown.map((t) => t.id)).toEqual([stalled]);
+    expect(moved.files).toEqual({ written: [], deleted: [], kept: ["b.txt"] });
+    expect(files()).toEqual({ a: "0", b: "s" });
+  }
+
+  // Said to have changed nothing, the call is applied: the next rewind undoes it.
+  const resolved = await s.resolveToolCall(stalled, { status: "failed", error: "killed before it deleted anything" });
+  expect(resolved.applied).toBe(true);
+  const undone = await s.rollback(start.id, { scope: "both" });
+  expect(undone.undone.map((t) => t.id)).toEqual([stalled]);
+  expect(files()).toEqual({ a: "0", b: null });
 });
