@@ -40,13 +40,19 @@ export function* readBlobs(tx: Tx, hashes: Iterable<string>, packs: PackCache = 
   const out = new Map<string, Buffer>();
   for (let i = 0; i < wanted.length; i += 500) {
     const rows = yield* tx.blobRows(wanted.slice(i, i + 500));
-    const packIds = [...new Set(rows.filter((r) => r.packId !== null && !packs.has(Number(r.packId))).map((r) => Number(r.packId)))];
-    const fetched = new Map<number, Buffer>();
-    for (const p of yield* tx.getPacks(packIds)) {
+    // The batch's packs are held here while it reads them: those it decompresses can push those the cache held out.
+    const held = new Map<number, Buffer>();
+    const missing: number[] = [];
+    for (const id of new Set(rows.filter((r) => r.packId !== null).map((r) => Number(r.packId)))) {
+      const cached = packs.get(id);
+      if (cached) held.set(id, cached);
+      else missing.push(id);
+    }
+    for (const p of yield* tx.getPacks(missing)) {
       try {
         if (p.codec !== PACK_CODEC) throw new Error(`unknown codec ${p.codec}`);
         const raw = inflateRawSync(p.content);
-        fetched.set(Number(p.id), raw);
+        held.set(Number(p.id), raw);
         packs.set(Number(p.id), raw);
       } catch {
         // Left out: its contents are then reported missing or damaged below, by hash.
@@ -55,7 +61,7 @@ export function* readBlobs(tx: Tx, hashes: Iterable<string>, packs: PackCache = 
     for (const r of rows) {
       let content: Buffer | undefined = r.content;
       if (r.packId !== null) {
-        const pack = fetched.get(Number(r.packId)) ?? packs.get(Number(r.packId));
+        const pack = held.get(Number(r.packId));
         const end = Number(r.packOffset) + Number(r.size);
         content = pack && end <= pack.length ? pack.subarray(Number(r.packOffset), end) : undefined;
       }
