@@ -161,9 +161,12 @@ export const handlers: ToolHandlers = {
     const handKept = (move?.files?.kept ?? []).filter((p) => !irreversibleKept.includes(p)).sort();
     const kept = [...irreversibleKept, ...handKept].sort();
     const moved = (p: string) => !kept.includes(p);
+    // A file of the checkpoint the disk's list leaves out as ignored now is there already with its content (else the
+    // check says what is in the way): the restore does not write it.
+    const absent = (p: string) => !check || check.blocked !== null || check.written.includes(p);
     const structured = {
       checkpoint: checkpointOf(cp),
-      restore: [...toCheckpoint!.modified, ...toCheckpoint!.deleted].filter(moved).sort(),
+      restore: [...toCheckpoint!.modified, ...toCheckpoint!.deleted.filter(absent)].filter(moved).sort(),
       remove: toCheckpoint!.added.filter((p) => moved(p) && !check?.leftAlone.includes(p)),
       kept,
       uncheckpointed: changed,

@@ -1,6 +1,7 @@
 // From the MCP review: a rollback past the checkpoint that added a .gitignore line deletes that .gitignore, so the
 // build output it ignored becomes visible (not captured: forkpoint never saw it). Undo must take the rollback back:
-// not be refused for that file (WORKSPACE_DRIFT, which the agent can only get past by checkpointing it), nor delete it.
+// not be refused for that file (WORKSPACE_DRIFT, which the agent can only get past by checkpointing it), nor delete it;
+// nor may a rollback to a checkpoint whose .gitignore ignores a file an older one captured.
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -63,5 +64,25 @@ describe("a rollback that deletes a .gitignore, then undo", () => {
     write(ws, "src/new.ts", "unsaved\n");
     expect(await refused(client, "undo")).toMatch(/^WORKSPACE_DRIFT: .*src\/new\.ts/);
     expect(read("src/new.ts")).toBe("unsaved\n");
+  });
+
+  it("leaves a file captured before the .gitignore line as it is, and plans what it does", async () => {
+    write(ws, "ign.log", "A\n");
+    write(ws, "keep.txt", "k\n");
+    server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
+    const { client } = server;
+    await ok(client, "checkpoint", { name: "one" });
+    write(ws, ".gitignore", "*.log\n");
+    await ok(client, "checkpoint", { name: "two" });
+
+    // ign.log is there as `one` holds it: the rollback writes nothing back, as its plan says.
+    expect(await ok(client, "plan_rollback", { checkpoint: "one" })).toMatchObject({ restore: [], remove: [".gitignore"] });
+    expect((await ok(client, "rollback", { checkpoint: "one" })).files).toMatchObject({ written: [], deleted: [".gitignore"] });
+    // `two` never captured it: neither the plan, the undo nor a rollback there deletes it.
+    expect(await ok(client, "plan_rollback", { checkpoint: "two" })).toMatchObject({ restore: [".gitignore"], remove: [] });
+    expect((await ok(client, "undo")).files).toMatchObject({ written: [".gitignore"], deleted: [] });
+    await ok(client, "redo");
+    expect((await ok(client, "rollback", { checkpoint: "two" })).files).toMatchObject({ deleted: [] });
+    expect(read("ign.log")).toBe("A\n");
   });
 });

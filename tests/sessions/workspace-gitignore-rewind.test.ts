@@ -1,5 +1,6 @@
 // A rewind past the checkpoint that added a .gitignore makes the files it ignored visible, never captured. A rewind
-// back to a checkpoint whose .gitignore ignores them (an undo) leaves them as they are: no drift to refuse, no delete.
+// back to a checkpoint whose .gitignore ignores them (an undo) leaves them as they are: no drift to refuse, no delete;
+// so does one to such a checkpoint of a file an older checkpoint captured.
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -56,5 +57,31 @@ describe("build output a rewind made visible by deleting its .gitignore", () => 
     // Nothing is drift afterwards: redo goes forward again unforced, to the saved drift.
     await s.redo({ scope: "both" });
     expect(tree()).toEqual({ "a.txt": "a1\n", "build/out.js": "built\n", "new.txt": "unsaved\n" });
+  });
+});
+
+describe("a file captured before a .gitignore line named it", () => {
+  it("is not deleted by a rewind to a checkpoint that ignores it, nor by the undo back there", async () => {
+    write(".env", "SECRET=1\n");
+    write("app.js", "v1\n");
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const one = await s.checkpoint({ name: "one" });
+    write(".gitignore", ".env\n");
+    write("app.js", "v2\n");
+    const two = await s.checkpoint({ name: "two" });
+
+    // Back at `one`, .env is captured again, as `one` holds it: nothing is written there.
+    expect((await s.plan({ checkpointId: one.id, scope: "both" })).files).toEqual({ written: ["app.js"], deleted: [".gitignore"] });
+    await s.rollback(one.id, { scope: "both" });
+    expect(tree()).toEqual({ ".env": "SECRET=1\n", "app.js": "v1\n" });
+    // `two` never captured .env (its .gitignore ignores it): plan, undo and a rewind there leave it as it is.
+    expect((await s.plan({ checkpointId: two.id, scope: "both" })).files).toEqual({ written: [".gitignore", "app.js"], deleted: [] });
+    const undone = await s.undo({ scope: "both" });
+    expect(undone.files).toEqual({ written: [".gitignore", "app.js"], deleted: [] });
+    expect(tree()).toEqual({ ".env": "SECRET=1\n", ".gitignore": ".env\n", "app.js": "v2\n" });
+    await s.redo({ scope: "both" });
+    await s.rollback(two.id, { scope: "both", force: true });
+    expect(tree()).toEqual({ ".env": "SECRET=1\n", ".gitignore": ".env\n", "app.js": "v2\n" });
   });
 });

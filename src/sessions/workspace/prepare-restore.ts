@@ -228,19 +228,22 @@ function* restoreChanges(tx: Tx, state: WorkspaceState, ws: WorkspaceRow, manife
   const goal = new Map(found.map((c) => [c.path, c.to]));
   const settled = changed.length === 0 || (yield* tx.uncertainInvocations(ws.sessionId)).length === 0;
   const same = new Set(settled ? changed.filter((c) => goal.has(c.path) && goal.get(c.path) === c.to).map((c) => c.path) : []);
-  const changes = same.size === 0 ? found : found.filter((c) => !same.has(c.path));
+  const unsettled = same.size === 0 ? found : found.filter((c) => !same.has(c.path));
   const seen = same.size === 0 ? changed : changed.filter((c) => !same.has(c.path));
-  // New files the target ignores are left as they are: no drift to refuse or save (see target-rules.ts).
+  // Files the target has none of and ignores are left as they are (see target-rules.ts): a new one is no drift to
+  // refuse or save, and one forkpoint knows (captured before a .gitignore line named it) is not deleted.
   const leftAlone = yield* ignoredByTarget(
     tx,
     ws,
-    changes,
-    seen.flatMap((c) => (c.from === null ? [c.path] : [])),
+    unsettled,
+    [...seen.flatMap((c) => (c.from === null ? [c.path] : [])), ...unsettled.flatMap((c) => (c.to === null ? [c.path] : []))],
     packs,
   );
+  const kept = (c: FileChange) => !(c.to === null && leftAlone.has(c.path));
+  const changes = leftAlone.size === 0 ? unsettled : unsettled.filter(kept);
   const drifted = seen.filter((c) => !leftAlone.has(c.path)).map((c) => c.path);
   // The changes the restore will apply: with drift (to be saved first when forced), from the directory as it is now.
-  const applied = drifted.length > 0 ? yield* diffTrees(tx, reader, state.cache.root, target) : changes;
+  const applied = drifted.length > 0 ? (yield* diffTrees(tx, reader, state.cache.root, target)).filter(kept) : changes;
   return { drifted, changes, applied, leftAlone };
 }
 

@@ -1,5 +1,5 @@
-// Which new files a restore leaves alone: those its target's own ignore rules ignore (build output that a rewind past
-// the .gitignore line naming it made visible, and that forkpoint never captured).
+// Which files a restore leaves alone: those its target's own ignore rules ignore (build output that a rewind past the
+// .gitignore line naming it made visible, a file captured before that line named it), which its target never captured.
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import { contentOf } from "./file-id.js";
 import { type FileChange } from "./trees.js";
@@ -18,11 +18,12 @@ export function ignoredFile(rules: Rules, path: string): boolean {
 }
 
 /**
- * Of `added` (files on disk that forkpoint had not seen: new since, or ignored until a restore rewrote a .gitignore),
- * those the directory's rules ignore once `changes` (from what forkpoint last saw to the target) are applied: the
- * target's .gitignore files where the restore writes or deletes them, the ones on disk elsewhere. They are no drift
- * for the restore, which leaves them as they are (it neither saves nor deletes a file its target ignores). Empty when
- * the restore changes no .gitignore file: the rules stay those the files were just read under.
+ * Of `added` (files on disk that forkpoint had not seen: new since, or ignored until a restore rewrote a .gitignore;
+ * and files the target has none of), those the directory's rules ignore once `changes` (from what forkpoint last saw
+ * to the target) are applied: the target's .gitignore files where the restore writes or deletes them, the ones on disk
+ * elsewhere. They are no drift for the restore, which leaves them as they are (it neither saves nor deletes a file its
+ * target ignores: the target never captured it). Empty when the restore changes no .gitignore file: the rules stay
+ * those the files were just read under.
  */
 export function* ignoredByTarget(
   tx: Tx,
