@@ -6,7 +6,7 @@ import type { Step, Tx } from "../store/port/index.js";
 import { sessionEngine } from "../sessions/session-handle.js";
 import { restoreCheck, type RestoreCheck } from "../sessions/workspace/prepare-restore.js";
 import { sameFilesConfig } from "../sessions/workspace/snapshots.js";
-import { irreversibleOutside } from "../sessions/moves/failed-undo-files.js";
+import { keptCallPaths } from "../sessions/moves/failed-undo-files.js";
 import { snapshotPosition } from "../sessions/moves/move-files.js";
 import { finishStoppedMoves, liveWork } from "../sessions/moves/live-work-planned.js";
 
@@ -35,8 +35,8 @@ export async function rollbackCheck(s: SessionHandle, checkpointId: string): Pro
 
 /**
  * The paths a "both" rollback to checkpoint `cp` leaves as they are, whatever the checkpoint holds: those the applied
- * irreversible calls its files do not hold recorded (their effect stays out there, so the move keeps them; see
- * `irreversibleOutside`). Empty when it cannot be read (a restore under way: the rollback says it).
+ * irreversible calls its files do not hold recorded (their effect stays out there, so the move keeps them), and those
+ * of calls a crash left of unknown outcome (see `keptCallPaths`). Empty when it cannot be read (a restore under way).
  */
 export async function keptByRollback(s: SessionHandle, cp: { id: string; branchId: string; position: number }): Promise<string[]> {
   try {
@@ -56,11 +56,7 @@ function* keptUnit(
   isReversible: (tool: string) => boolean,
 ): Step<string[]> {
   const target = { branchId: cp.branchId, position: cp.position };
-  const at = yield* snapshotPosition(tx, sessionId, target, cp.id);
-  const calls = yield* irreversibleOutside(tx, isReversible, sessionId, target, at);
-  const kept = new Set<string>();
-  for (const id of calls) for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
-  return [...kept].sort();
+  return yield* keptCallPaths(tx, isReversible, sessionId, target, yield* snapshotPosition(tx, sessionId, target, cp.id));
 }
 
 /**

@@ -154,7 +154,8 @@ export const handlers: ToolHandlers = {
           : drifts || blocked
             ? "WORKSPACE_DRIFT"
             : null;
-    // The files of an applied irreversible call the checkpoint does not hold stay as they are (rollback keeps them).
+    // The files of an applied irreversible call the checkpoint does not hold, or of a call a crash left of unknown outcome,
+    // stay as they are (rollback keeps them).
     const differs = [...toCheckpoint!.added, ...toCheckpoint!.modified, ...toCheckpoint!.deleted];
     const irreversibleKept = differs.filter((p) => held.includes(p)).sort();
     // A hand edit one of its undos puts back stays as it is too (the move's own files step leaves it).
@@ -186,7 +187,8 @@ export const handlers: ToolHandlers = {
           (structured.remove.length > 0 ? ` (${paths(structured.remove)})` : ""),
     ];
     const keep = (list: string[]) => `keep ${countOf(list.length, "file")} as ${list.length === 1 ? "it is" : "they are"} (${paths(list)})`;
-    if (irreversibleKept.length > 0) parts.push(`${keep(irreversibleKept)}: irreversible tool calls wrote them, and those stay applied`);
+    if (irreversibleKept.length > 0)
+      parts.push(`${keep(irreversibleKept)}: irreversible tool calls (or calls a crash left unknown) wrote them, and those stay applied`);
     if (handKept.length > 0)
       parts.push(
         `${keep(handKept)}: its undos put back changes made there by hand, which it leaves as they are ` +

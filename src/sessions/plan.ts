@@ -12,7 +12,7 @@ import { isSessionPosition } from "./moves/history.js";
 import { landingOf } from "./moves/continued.js";
 import { computePlan, leftBehind } from "./moves/move-plan.js";
 import { snapshotPosition } from "./moves/move-files.js";
-import { irreversibleOutside, uncertainApplied } from "./moves/failed-undo-files.js";
+import { keptCallPaths } from "./moves/failed-undo-files.js";
 import { reachOf } from "./moves/move.js";
 import { plannedRestore, type RestoreTarget } from "./moves/planned-restore.js";
 import { conversationWrites, plannedPutBacks } from "./moves/planned-drift.js";
@@ -119,34 +119,13 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
   const files = yield* restoreOf(tx, ws, target, checkpointId);
   const restore = {
     ...files,
-    keep: yield* keptCallPaths(tx, ctx, session.id, target, snapshotAt),
+    keep: yield* keptCallPaths(tx, (tool) => ctx.tools.isReversible(tool), session.id, target, snapshotAt),
     // The hand edits its undos put back stay as they are (see put-back.ts).
     putBacks: yield* plannedPutBacks(tx, session.id, planned.undone, planned.replayed, files.manifestId),
     // Called again after a stop, those the stopped move's undos put back stay too (see `heldPutBacks`).
     stopped: yield* stoppedPutBacks(tx, session.id, { kind: kindOf(t), target }),
   };
   return { planned, restore };
-}
-
-/**
- * The paths a "both" move keeps as they are: those the applied irreversible calls its snapshot does not hold changed
- * (their effect stays out there, see `irreversibleOutside`), and those of the calls a crash left of unknown outcome
- * (see `uncertainApplied`).
- */
-function* keptCallPaths(
-  tx: Tx,
-  ctx: EngineContext,
-  sessionId: string,
-  target: { branchId: string; position: number },
-  at: Parameters<typeof irreversibleOutside>[4],
-) {
-  const kept = new Set<string>();
-  const calls = [
-    ...(yield* irreversibleOutside(tx, (tool) => ctx.tools.isReversible(tool), sessionId, target, at)),
-    ...(yield* uncertainApplied(tx, sessionId)),
-  ];
-  for (const id of calls) for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
-  return [...kept];
 }
 
 /**

@@ -213,6 +213,24 @@ export function* irreversibleOutside(
   return out;
 }
 
+/**
+ * The paths a "both" move to `target` keeps as they are whatever it runs: those the applied irreversible calls its
+ * snapshot `at` does not hold changed (see `irreversibleOutside`), and those of the calls a crash left of unknown
+ * outcome (see `uncertainApplied`), as their runs recorded them.
+ */
+export function* keptCallPaths(
+  tx: Tx,
+  isReversible: (tool: string) => boolean,
+  sessionId: string,
+  target: { branchId: string; position: number },
+  at: SnapshotCalls | undefined,
+): Step<string[]> {
+  const calls = [...(yield* irreversibleOutside(tx, isReversible, sessionId, target, at)), ...(yield* uncertainApplied(tx, sessionId))];
+  const kept = new Set<string>();
+  for (const id of calls) for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
+  return [...kept].sort();
+}
+
 /** Whether a call is irreversible: recorded without an undo, or of unknown kind and of a tool without one here. */
 const irreversibleRow = (row: ToolRow, isReversible: (tool: string) => boolean): boolean =>
   row.reversible === false || (row.reversible === null && !isReversible(row.tool ?? ""));
