@@ -10,9 +10,10 @@ let Table: typeof CliTable | undefined;
 /**
  * Characters that a terminal acts on rather than shows: C0 controls (ESC, BEL, CR, …), DEL, C1 controls (a lone
  * CSI U+009B starts an escape sequence on some terminals), the line and paragraph separators, and the bidirectional
- * overrides and isolates that can make a line read differently from what it holds ("Trojan Source").
+ * marks, overrides and isolates (Unicode's Bidi_Control set) that can make a line read differently from what it holds
+ * ("Trojan Source").
  */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /** `text` with every character a terminal would act on written as a visible escape (`\x1b`, `\n`, `\u202e`). */
@@ -30,7 +31,7 @@ export function escapeText(text: string): string {
  * which a JSON parser reads back as the same characters. Outside strings JSON has only ASCII, so the whole text can
  * be scanned.
  */
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** `value` as JSON that is exact (it parses back to `value`) and safe to print on a terminal. */
 export function terminalSafeJson(value: unknown, indent?: number): string {

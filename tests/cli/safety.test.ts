@@ -131,7 +131,7 @@ describe("reads leave the files as they found them", () => {
 });
 
 describe("stored text cannot drive the operator's terminal", () => {
-  const hostile = "\x1b]0;pwned\x07 then \x1b[2J cleared\r\u009b31m \u202egnp.exe";
+  const hostile = "\x1b]0;pwned\x07 then \x1b[2J cleared\r\u009b31m \u061c\u202egnp.exe";
   let db = "";
   let sessionId = "";
   let checkpointId = "";
@@ -178,7 +178,7 @@ describe("stored text cannot drive the operator's terminal", () => {
     const r = await runInProcess(["--db", db, ...args]);
     expect(r.status).toBe(0);
     // Nothing a terminal acts on: no C0 control but the newlines ending lines, no DEL, C1 or bidi override.
-    expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u202a-\u202e\u2066-\u2069]/);
     if (["history", "show", "summary", "sessions"].includes(command!))
       expect(r.stdout).toContain("\\x1b]0;pwned\\x07 then \\x1b[2J cleared");
   });
@@ -198,7 +198,7 @@ describe("stored text cannot drive the operator's terminal", () => {
   });
 
   it("--json and export escape, as JSON allows, what a terminal would act on (C1, DEL, bidi); the values are the same", async () => {
-    const actedOn = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    const actedOn = /[\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
     const printed = (await runInProcess(["--db", db, "--json", "history", sessionId, "-u", "ann"])).stdout;
     expect(printed).not.toMatch(actedOn);
     expect(printed).toContain("\\u202egnp.exe");
@@ -271,6 +271,6 @@ describe("stored text cannot drive the operator's terminal", () => {
   });
 
   it("escapeText names each character", () => {
-    expect(escapeText("a\x1b[2Jb\x07\n\t\u009b\u202e\u2067\x7fé😀")).toBe("a\\x1b[2Jb\\x07\\n\\t\\x9b\\u202e\\u2067\\x7fé😀");
+    expect(escapeText("a\x1b[2Jb\x07\n\t\u009b\u202e\u2067\u061c\x7fé😀")).toBe("a\\x1b[2Jb\\x07\\n\\t\\x9b\\u202e\\u2067\\u061c\\x7fé😀");
   });
 });
