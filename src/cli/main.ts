@@ -166,6 +166,12 @@ export async function main(argv: string[] = process.argv, io: Io = processIo()):
     const line = code ? `error ${code}: ${message}` : `error: ${message}`;
     // Messages can quote stored text (a tool's error, an id): escaped like everything the CLI prints.
     io.stderr.write(`${escapeText(line)}\n`);
+    // A forced move that failed after saving the drift: where the saved files are (the error's own text does not say).
+    const saved = error instanceof ForkpointError ? error.savedDrift : undefined;
+    if (saved && !out.json)
+      io.stderr.write(
+        escapeText(`saved drift: ${saved.files.length} file(s) in checkpoint ${saved.checkpointId}, before this failed`) + "\n",
+      );
     if (io.env.FORKPOINT_DEBUG && error instanceof Error && !(error instanceof CliError)) io.stderr.write(`${error.stack}\n`);
     process.exitCode = 1;
   }

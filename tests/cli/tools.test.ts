@@ -257,6 +257,33 @@ describe("a move that fails, and --json failures", () => {
     expect(r.stderr).toBe(`error UNDO_FAILED: undo of put invocation ${calls[0]} failed: disk \\x1b[31mfull\n`);
   });
 
+  it("a forced rollback that fails after saving the drift says where it saved it", async () => {
+    const db = join(cli.dir, "forced-fails.db");
+    const ws = join(cli.dir, "forced-fails");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "a.txt"), "1");
+    const { put } = (await import(pathToFileURL(badTools()).href)) as { put: ToolDefinition };
+    const fp = openForkpoint({ path: db, tools: [put] });
+    const s = await fp.createSession({ userId: "ann" });
+    await s.attachWorkspace(ws);
+    const start = await s.checkpoint({ name: "start" });
+    await s.invoke("put", { v: "bad" });
+    await fp.close();
+    writeFileSync(join(ws, "a.txt"), "by hand");
+
+    const args = ["--db", db, "--tools", badTools(), "rollback", s.id, start.id, "-u", "ann", "--scope", "both", "--force"];
+    const r = cli.run(args);
+    expect(r.status).toBe(1);
+    const [line, saved] = r.stderr.split("\n");
+    expect(line).toMatch(/^error UNDO_FAILED: /);
+    expect(saved).toMatch(/^saved drift: 1 file\(s\) in checkpoint cp_\S+, before this failed$/);
+    // That checkpoint holds the hand edit.
+    const id = /checkpoint (cp_\S+),/.exec(saved!)![1]!;
+    expect(JSON.parse(cli.run(["--db", db, "--json", "show", id, "-u", "ann"]).stdout).checkpoint.metadata).toMatchObject({
+      forkpoint: "saved-drift",
+    });
+  });
+
   it("under --json: the failure on stdout as { error: { code, message, undone, replayed, failed } }", async () => {
     const { db, sessionId, checkpointId, calls } = await withCalls("undo-fails-json");
     const r = cli.run(["--db", db, "--json", "--tools", badTools(), "rollback", sessionId, checkpointId, "-u", "ann"]);
