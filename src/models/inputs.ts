@@ -29,14 +29,17 @@ const callerId = (max = MAX) =>
 /** JSON payloads are checked in depth by `toJsonText`; here only their outer shape. */
 const jsonObject = z.custom<JsonObjectInput>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "must be a JSON object");
 const anything = z.custom<unknown>(() => true);
-const date = z.union([z.date(), z.string(), z.number()]).transform((v, ctx) => {
-  const d = v instanceof Date ? v : new Date(v);
-  if (Number.isNaN(d.getTime())) {
-    ctx.addIssue({ code: "custom", message: "must be a valid date" });
-    return z.NEVER;
-  }
-  return d;
-});
+// A custom check rather than z.date(): an invalid Date gets the same message as an unparsable string.
+const date = z
+  .custom<Date | string | number>((v) => v instanceof Date || typeof v === "string" || typeof v === "number", "must be a date")
+  .transform((v, ctx) => {
+    const d = v instanceof Date ? v : new Date(v);
+    if (Number.isNaN(d.getTime())) {
+      ctx.addIssue({ code: "custom", message: "must be a valid date" });
+      return z.NEVER;
+    }
+    return d;
+  });
 // Any value reaches parseDuration, so NaN, "" and wrong types get its message, not zod's generic one; the declared
 // input type stays what the API takes.
 /** A duration (ms, or "30s", "15m", "2h", "7d"), as `expiresIn` and retention's `keepFor` take it. */

@@ -624,6 +624,13 @@ const rows: Row[] = [
     names: "since",
   },
   {
+    what: "listCheckpoints with an invalid Date as since",
+    call: () => fp.listCheckpoints({ userId: "alice", since: new Date(NaN) }),
+    error: V,
+    code: "VALIDATION_ERROR",
+    names: "since: must be a valid date",
+  },
+  {
     what: "listCheckpoints with a string as auto",
     call: () => fp.listCheckpoints(bad({ userId: "alice", auto: "yes" })),
     error: V,
