@@ -326,7 +326,8 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
   /**
    * With `scope: "files"` or `"both"`: the workspace files that differ from the move's target now, which the move gives
    * the target's content (`written`) or removes (`deleted`), by its restore or, with `"both"`, by the undos it runs
-   * first (so its result may list fewer: those its undos already set right; what the calls in `replayed` then write on
+   * first (so its result may list fewer: those its undos already set right; and it may list more: a file an undo
+   * puts back that the target has none of, which the restore then deletes again; what the calls in `replayed` write on
    * top is theirs, not listed); `kept` (present when any): those it leaves
    * as they are, the effect of an applied irreversible call its target's files do not hold, of a call a crash left of
    * unknown outcome (until `resolveToolCall` says what became of it), or a hand edit one of its undos puts back (its

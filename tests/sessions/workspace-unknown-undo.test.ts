@@ -189,3 +189,44 @@ it("killed before its undo changed anything: the call's file stays in every late
   expect(undone.undone.map((t) => t.id)).toEqual([stalled]);
   expect(files()).toEqual({ a: "0", b: null });
 });
+
+it("two recoveries at once in one process: the second waits for the first and reports the same move", async () => {
+  // c.txt by write_file first: its undo is the step left after the kill, held open here by a gate.
+  fs.writeFileSync(file("a.txt"), "0");
+  const s = await open().createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const start = await s.checkpoint({ name: "start" });
+  await s.invoke("write_file", { path: file("c.txt"), text: "c" });
+  await s.invoke("stall_write", { path: file("b.txt"), text: "s" });
+  const stalled = (await s.toolTrack())[1]!.id;
+  await s.invoke("write_file", { path: file("a.txt"), text: "1" });
+  await fp.close();
+  const marker = path.join(dir, "stalled");
+  const w = startWorker(WORKER, [db, s.id, start.id, marker, "before"]);
+  while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+  w.child.kill("SIGKILL");
+  await w.done;
+  await expireLeases(db);
+
+  let entered!: () => void;
+  let release!: () => void;
+  const inUndo = new Promise<void>((r) => (entered = r));
+  const gate = new Promise<void>((r) => (release = r));
+  const base = writeFileTool();
+  const gated = defineTool<WriteArgs, WriteResult>({
+    ...base,
+    undo: async (input, ctx) => (entered(), await gate, base.undo!(input, ctx)),
+  });
+  fp = openForkpoint({ path: db, tools: [gated, stallWrite], recover: false });
+  const first = fp.recover();
+  await inUndo;
+  const second = fp.recover();
+  release();
+  const [one, two] = await Promise.all([first, second]);
+  expect(one.resumed).toHaveLength(1);
+  // Not an empty report while the move is still being finished: the same move, as it ended.
+  expect(two.resumed.map((r) => r.branch.id)).toEqual(one.resumed.map((r) => r.branch.id));
+  expect([two.waiting, two.failed]).toEqual([[], []]);
+  expect(two.unknown.map((t) => t.id)).toContain(stalled);
+  expect({ ...files(), c: readOrNull(file("c.txt")) }).toEqual({ a: "0", b: "s", c: null });
+});

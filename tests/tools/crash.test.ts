@@ -301,7 +301,10 @@ describe("a child killed in the middle of a rollback", () => {
     await Promise.all([a.ready, b.ready]);
     reports.push(...(await Promise.all([a.recover(), b.recover()])));
     expect(reports.flatMap((r) => r.failed)).toEqual([]);
-    expect(reports.flatMap((r) => r.resumed)).toHaveLength(1);
+    // Finished by one of them: a recovery meeting it under way in this process waits and reports the same move.
+    const resumed = reports.flatMap((r) => r.resumed);
+    expect(resumed.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(resumed.map((r) => r.branch.id)).size).toBe(1);
     // One that found it taken says so (or, reading after it was done, found nothing to do).
     for (const r of reports) if (r.resumed.length === 0) expect(r.waiting.every((w) => /another recoverer/.test(w.reason))).toBe(true);
     // each invocation undone at most once, by the child or by the one recoverer

@@ -2,6 +2,7 @@
 // re-run (unless this process ran it to the end and only its record was lost with the connection).
 import type { MoveSpec } from "./move-spec.js";
 import { inflightMoves } from "../core/ownership.js";
+import { servedHandler } from "../../tools/handler-scope.js";
 import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { completeStepUnit, failStepUnit, runJournaledMove } from "./run-steps.js";
 import { forgetUnrecorded, unrecordedOutcome } from "./unrecorded-steps.js";
@@ -13,7 +14,10 @@ import { isLocal } from "../workspace/host.js";
 import { recoverWorkspaces, type WorkspaceRecovery } from "../workspace/recovery.js";
 
 export interface RecoveryReport {
-  /** Moves finished now, with what each did (interrupted steps appear in `unknown`). */
+  /**
+   * Moves finished now, with what each did (interrupted steps appear in `unknown`): by this call, or by another recovery
+   * of this process under way when it met them (a lease's retry, another handle's, a plan's), which it waits for.
+   */
   resumed: MoveResult[];
   /** Moves left for later: their process is alive, or a tool they need is not registered. */
   waiting: { moveId: string; reason: string }[];
@@ -103,6 +107,14 @@ export async function recoverMoves(
   for (const move of moves) {
     // Closing: the rest wait for the next open.
     if (ctx.closing.aborted) break;
+    // Finished by another recovery of this process now (a lease's retry, another handle's): its outcome is this one's,
+    // unless this call comes from one of that move's handlers (it would wait on itself: left to that recovery).
+    const elsewhere = recovering.get(move.id);
+    if (elsewhere && servedHandler(move.sessionId)) continue;
+    if (elsewhere) {
+      addOutcome(report, move.id, await elsewhere);
+      continue;
+    }
     if (inflightMoves.has(move.id)) continue;
     if (ctx.ownership.mayRun(move)) {
       const owner = move.leaseHeld === null ? `process ${move.pid}` : `process ${move.pid} (${move.pidStart ?? "?"}), whose lease holds,`;
@@ -122,34 +134,62 @@ export async function recoverMoves(
       });
       continue;
     }
-    // The calls whose step this recovery marks unknown: reported whatever becomes of the move after (it may stop).
-    const marked: ToolInvocation[] = [];
+    // Looked at again: another recovery of this process may have started it while the tools were read.
+    const started = recovering.get(move.id);
+    const outcome = started ?? resume(ctx, move, spec);
+    if (!started) recovering.set(move.id, outcome);
     try {
-      // Tracked as a move is: closing waits until the move has stopped (for `fp.recover()` too, which nothing else
-      // waits for), each handler's outcome recorded, or the step closing cut short left running for the next recovery.
-      const result = await ctx.track(
-        ctx.withSessionLock(
-          spec.sessionId,
-          async () => {
-            if (!(await claim(ctx, move, marked))) return null;
-            return runJournaledMove(ctx, move.id, spec);
-          },
-          "exclusive",
-          "recover",
-        ),
-      );
-      if (result) report.resumed.push(result);
-      else
-        report.waiting.push({
-          moveId: move.id,
-          reason: "another recoverer (a process, or another handle of this one) is finishing it, or its owner renewed its lease",
-        });
-    } catch (error) {
-      report.failed.push({ moveId: move.id, error: error as Error });
+      addOutcome(report, move.id, await outcome);
+    } finally {
+      if (!started) recovering.delete(move.id);
     }
-    for (const t of marked) if (!report.unknown.some((u) => u.id === t.id)) report.unknown.push(t);
   }
   return report;
+}
+
+/** What one recovery of a move came to: its result (null: another recoverer or its owner has it), or its error. */
+interface Outcome {
+  result?: MoveResult | null;
+  error?: Error;
+  /** The calls whose step this recovery marked unknown: reported whatever becomes of the move after (it may stop). */
+  marked: ToolInvocation[];
+}
+
+/** The recoveries of this process under way, by move: another one meeting the move waits for it and reports the same. */
+const recovering = new Map<string, Promise<Outcome>>();
+
+/** Claims move `move` from its dead owner and runs the rest of it. */
+async function resume(ctx: EngineContext, move: MoveRow, spec: MoveSpec): Promise<Outcome> {
+  const marked: ToolInvocation[] = [];
+  try {
+    // Tracked as a move is: closing waits until the move has stopped (for `fp.recover()` too, which nothing else
+    // waits for), each handler's outcome recorded, or the step closing cut short left running for the next recovery.
+    const result = await ctx.track(
+      ctx.withSessionLock(
+        spec.sessionId,
+        async () => {
+          if (!(await claim(ctx, move, marked))) return null;
+          return runJournaledMove(ctx, move.id, spec);
+        },
+        "exclusive",
+        "recover",
+      ),
+    );
+    return { result, marked };
+  } catch (error) {
+    return { error: error as Error, marked };
+  }
+}
+
+function addOutcome(report: RecoveryReport, moveId: string, { result, error, marked }: Outcome): void {
+  if (error) report.failed.push({ moveId, error });
+  else if (result) report.resumed.push(result);
+  else
+    report.waiting.push({
+      moveId,
+      reason: "another recoverer (a process, or another handle of this one) is finishing it, or its owner renewed its lease",
+    });
+  for (const t of marked) if (!report.unknown.some((u) => u.id === t.id)) report.unknown.push(t);
 }
 
 function* runningCallsUnit(tx: Tx) {
