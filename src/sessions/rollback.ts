@@ -47,7 +47,7 @@ function* rollbackSpec(
   // A failed block's checkpoint among the writes of another failed block (which began before it): forked before them.
   const earlier = unrecorded ? yield* beforeFailedWrites(tx, cp.branchId, cp.position) : undefined;
   const anchor = earlier ? (earlier.entryId ? yield* tx.getEntry(earlier.entryId) : undefined) : verified.anchor;
-  const target = { branchId: cp.branchId, position: earlier?.position ?? cp.position };
+  const target = earlier ? { branchId: earlier.branchId, position: earlier.position } : { branchId: cp.branchId, position: cp.position };
   const fork = earlier
     ? { entryId: earlier.entryId, checkpointId: earlier.checkpointId }
     : { entryId: anchor?.id ?? null, checkpointId: cp.id };
@@ -59,7 +59,7 @@ function* rollbackSpec(
     // A rollback to where the session is (clicked twice, nothing written since) keeps its branch: no empty fork. A
     // LangGraph thread resumed there without a message or call has moved on, though: the rollback brings it back.
     sameAsWorld: (yield* isSessionPosition(tx, session, target)) && (yield* graphStays(tx, session, cp, anchor?.hash ?? GENESIS_HASH)),
-    newBranch: forkedBranch(session.id, { parentId: cp.branchId, position: target.position, ...fork }),
+    newBranch: forkedBranch(session.id, { parentId: target.branchId, position: target.position, ...fork }),
     edit: null,
     ...(unrecorded ? { unrecorded } : {}),
     ...(unrecorded && block ? { blockBranches: [...block.branches], blockMoves: block.stack } : {}),

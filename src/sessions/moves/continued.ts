@@ -142,26 +142,45 @@ export function* continueBlockBranches(
     if (written?.sessionId !== by.sessionId) continue;
     // Where the block's writes there begin: its head before the first (unknown for a branch it made and never wrote on).
     const from = starts && Object.hasOwn(starts, id) ? starts[id] : undefined;
-    yield* tx.continueBranch(id, by.id, (yield* headOf(tx, written)).position, from);
+    yield* tx.continueBranch(id, by.id, (yield* headOf(tx, written)).position, yield* failedWritesFrom(tx, id, from));
   }
+}
+
+/**
+ * Where the failed writes on branch `id` begin, a block's first there being at `from`: before them, where an earlier
+ * failed block's writes there, which this block's follow with nobody's between, begin (another opener's block, failed
+ * while this one ran), so that the branch is entered as neither ran.
+ */
+function* failedWritesFrom(tx: Tx, id: string, from: number | undefined): Step<number | undefined> {
+  if (from === undefined) return undefined;
+  const earlier = yield* tx.branchContinuation(id);
+  if (!earlier || earlier.atPosition < from) return from;
+  if (earlier.fromPosition !== null) return Math.min(earlier.fromPosition, from);
+  const by = yield* tx.getBranch(earlier.byBranchId);
+  return by?.parentId === id ? Math.min(by.forkPosition, from) : from;
 }
 
 /** Where a failed block's rollback forks instead of its checkpoint: the fork of the branch continuing an earlier one. */
 export interface EarlierFork {
+  branchId: string;
   position: number;
   entryId: string | null;
   checkpointId: string | null;
 }
 
 /**
- * A guarded block's checkpoint taken among another failed block's writes (two blocks ran at once on one branch, the
- * other began first and failed first): its rollback forks where that block's rollback did, before them, so that it
- * brings none of that block's writes back. Undefined when the checkpoint is not among such writes.
+ * A guarded block's checkpoint taken among another failed block's writes (two blocks ran at once, the other began
+ * first and failed first): its rollback forks where that block's rollback did, before them, so that it brings none of
+ * that block's writes back. Those writes are on the branch the other block ran on, after its rollback's fork, or on
+ * another branch it wrote on (the first one's rollback branch, where a third block failed before it), after that
+ * branch's head when it first wrote there. Undefined when the checkpoint is not among such writes.
  */
 export function* beforeFailedWrites(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
   const next = yield* tx.branchContinuation(branchId);
   if (!next || position > next.atPosition) return undefined;
   const by = yield* tx.getBranch(next.byBranchId);
-  if (!by || by.parentId !== branchId || position <= by.forkPosition) return undefined;
-  return { position: by.forkPosition, entryId: by.forkEntryId, checkpointId: by.forkCheckpointId };
+  if (!by?.parentId) return undefined;
+  const from = by.parentId === branchId ? by.forkPosition : (next.fromPosition ?? (yield* tx.getBranch(branchId))?.forkPosition);
+  if (from === undefined || position <= from) return undefined;
+  return { branchId: by.parentId, position: by.forkPosition, entryId: by.forkEntryId, checkpointId: by.forkCheckpointId };
 }

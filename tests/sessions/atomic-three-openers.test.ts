@@ -1,0 +1,105 @@
+// Guarded blocks of three openers at once on one session: a failed block never brings back another failed block's
+// writes, and another opener's block that succeeded meanwhile is taken back whole or not at all.
+import { describe, expect, it } from "vitest";
+import type { SessionHandle } from "../../src/index.js";
+import { rejectionOf, tempDatabases } from "../helpers.js";
+
+const dbs = tempDatabases();
+
+/** A promise and its resolver: the blocks take turns. */
+function latch() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** Three handles (three openers) on one new session holding "start". */
+async function threeOpeners(): Promise<[SessionHandle, SessionHandle, SessionHandle]> {
+  const { fp, path } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  await s.append({ role: "user", content: "start" });
+  await s.setState({ start: 1 });
+  const open = () => dbs.open({ path }).fp.getSession(s.id, { userId: "u" });
+  return [s, await open(), await open()];
+}
+
+const conversation = async (s: SessionHandle) => ({ history: (await s.history()).map((m) => m.content), state: await s.getState() });
+
+describe("atomic blocks of three openers", () => {
+  it("a block begun among a failed block's writes on the first one's rollback branch brings none of them back", async () => {
+    const [x, f, y] = await threeOpeners();
+    const xWrote = latch(),
+      fBegan = latch(),
+      xDone = latch(),
+      fWrote = latch(),
+      yWrote = latch(),
+      fDone = latch();
+    // X writes, F begins (its checkpoint holds X's write), X fails; F writes on X's rollback branch, Y begins among
+    // F's writes and writes; F fails, then Y.
+    const first = x.atomic(async () => {
+      await x.append({ role: "user", content: "X" });
+      xWrote.open();
+      await fBegan.opened;
+      throw new Error("X failed");
+    });
+    const second = (async () => {
+      await xWrote.opened;
+      return f.atomic(async () => {
+        fBegan.open();
+        await xDone.opened;
+        await f.append({ role: "user", content: "F" });
+        await f.setState((p) => ({ ...(p as object), F: 1 }));
+        fWrote.open();
+        await yWrote.opened;
+        throw new Error("F failed");
+      });
+    })();
+    const third = (async () => {
+      await fWrote.opened;
+      return y.atomic(async () => {
+        await y.append({ role: "user", content: "Y" });
+        yWrote.open();
+        await fDone.opened;
+        throw new Error("Y failed");
+      });
+    })();
+    expect((await rejectionOf(first)).message).toBe("X failed");
+    xDone.open();
+    expect((await rejectionOf(second)).message).toBe("F failed");
+    expect(await conversation(x)).toEqual({ history: ["start"], state: { start: 1 } });
+    fDone.open();
+    expect((await rejectionOf(third)).message).toBe("Y failed");
+    expect(await conversation(x)).toEqual({ history: ["start"], state: { start: 1 } });
+    expect(await conversation(y)).toEqual({ history: ["start"], state: { start: 1 } });
+    // A move to the head of any branch the failed blocks wrote on lands where none of them ran.
+    for (const branch of await x.branches()) {
+      await x.switchBranch(branch.id);
+      expect(await conversation(x)).toEqual({ history: ["start"], state: { start: 1 } });
+    }
+  });
+
+  it("another opener's block still running when a block fails keeps its writes whole", async () => {
+    const [a, b] = await threeOpeners();
+    const aHalf = latch(),
+      bBegan = latch(),
+      bDone = latch();
+    const done = a.atomic(async () => {
+      await a.append({ role: "user", content: "A1" });
+      aHalf.open();
+      await bBegan.opened;
+      await bDone.opened;
+      await a.append({ role: "assistant", content: "A2" });
+    });
+    const failed = (async () => {
+      await aHalf.opened;
+      return b.atomic(async () => {
+        bBegan.open();
+        throw new Error("B failed");
+      });
+    })();
+    expect((await rejectionOf(failed)).message).toBe("B failed");
+    bDone.open();
+    await done;
+    expect((await conversation(a)).history).toEqual(["start", "A1", "A2"]);
+  });
+});
