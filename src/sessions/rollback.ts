@@ -13,6 +13,7 @@ import { graphStays } from "./moves/graph-stays.js";
 import { isSessionPosition } from "./moves/history.js";
 import { performMove } from "./moves/move.js";
 import { beforeFailedWrites } from "./moves/continued.js";
+import { endedEnclosingBlock } from "./moves/ended-blocks.js";
 
 export async function rollback(
   ctx: EngineContext,
@@ -20,10 +21,14 @@ export async function rollback(
   checkpointId: string,
   options?: MoveOptions,
   within?: WithinMove,
-  reach: { expired?: boolean; unrecorded?: true; block?: BlockOwn } = {},
+  reach: { expired?: boolean; unrecorded?: true; block?: BlockOwn; enclosing?: readonly string[] } = {},
 ): Promise<MoveResult> {
   const now = reach.expired ? Number.NEGATIVE_INFINITY : undefined;
-  const prepare = (tx: Tx, session: SessionRow) => rollbackSpec(ctx, tx, session, checkpointId, now, reach.unrecorded, reach.block);
+  const prepare = function* (tx: Tx, session: SessionRow) {
+    // A failed block's rollback: to the start of another opener's block that ran when it began and has ended since.
+    const ended = reach.unrecorded ? yield* endedEnclosingBlock(tx, session, checkpointId, reach.enclosing ?? []) : undefined;
+    return yield* rollbackSpec(ctx, tx, session, ended ?? checkpointId, now, reach.unrecorded, reach.block);
+  };
   return performMove(ctx, ref, "rollback", options, prepare, within, { verb: "rollback", args: checkpointId });
 }
 

@@ -78,6 +78,32 @@ describe("atomic blocks of three openers", () => {
     }
   });
 
+  it("another opener's block that succeeded while a block failed is taken back whole", async () => {
+    const [a, b] = await threeOpeners();
+    const aHalf = latch(),
+      bBegan = latch();
+    // A writes half its work; B begins; A writes the rest and succeeds; B fails.
+    const done = a.atomic(async () => {
+      await a.append({ role: "user", content: "A1" });
+      await a.setState({ a: "half" });
+      aHalf.open();
+      await bBegan.opened;
+      await a.append({ role: "assistant", content: "A2" });
+      await a.setState({ a: "done" });
+    });
+    const failed = (async () => {
+      await aHalf.opened;
+      return b.atomic(async () => {
+        bBegan.open();
+        await done;
+        throw new Error("B failed");
+      });
+    })();
+    await done;
+    expect((await rejectionOf(failed)).message).toBe("B failed");
+    expect(await conversation(a)).toEqual({ history: ["start"], state: { start: 1 } });
+  });
+
   it("another opener's block still running when a block fails keeps its writes whole", async () => {
     const [a, b] = await threeOpeners();
     const aHalf = latch(),
