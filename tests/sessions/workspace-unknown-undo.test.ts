@@ -53,14 +53,18 @@ async function killedInUndo(...flags: string[]) {
   const s = await open().createSession({ userId: "u" });
   await s.attachWorkspace(ws);
   const start = await s.checkpoint({ name: "start" });
-  await s.invoke("stall_write", { path: file("b.txt"), text: "s" });
+  if (flags.includes("recorded")) {
+    // A call some framework ran: its file written, then recorded (no run of forkpoint's saw which paths it changed).
+    fs.writeFileSync(file("b.txt"), "s");
+    await s.recordToolCall({ tool: "stall_write", args: { path: file("b.txt"), text: "s" }, result: { previous: null } });
+  } else await s.invoke("stall_write", { path: file("b.txt"), text: "s" });
   const stalled = (await s.toolTrack())[0]!.id;
   await s.invoke("write_file", { path: file("a.txt"), text: "1" });
   const root = (await s.info()).currentBranchId;
   await fp.close();
 
   const marker = path.join(dir, "stalled");
-  const w = startWorker(WORKER, [db, s.id, start.id, marker, ...flags]);
+  const w = startWorker(WORKER, [db, s.id, start.id, marker, ...flags.filter((f) => f !== "recorded")]);
   while (!fs.existsSync(marker) && w.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
   w.child.kill("SIGKILL");
   expect((await w.done).stderr).toBe("");
@@ -165,11 +169,15 @@ it.skipIf(!watched)("forced first, then resolved as finished: moving back replay
   ]);
 });
 
-it("killed before its undo changed anything: the call's file stays in every later move until resolved", async () => {
+it.each([
+  ["run by invoke", []],
+  ["recorded by recordToolCall", ["recorded"]],
+])("killed before its undo changed anything: the call's file stays in every later move until resolved (%s)", async (_, how) => {
   // A forced rollback: recovery finishes it, b.txt kept as the call of unknown outcome left it.
-  const { s, start, stalled, report } = await killedInUndo("before", "force");
+  const { s, start, stalled, report } = await killedInUndo("before", "force", ...how);
   expect(report.unknown.map((t) => t.id)).toEqual([stalled]);
   expect(report.failed).toEqual([]);
+  expect(report.resumed.map((m) => m.files)).toEqual([{ written: [], deleted: [], kept: ["b.txt"] }]);
   expect(files()).toEqual({ a: "0", b: "s" });
 
   // The session is at `start` already: no step runs, and b.txt stays (the target has none).

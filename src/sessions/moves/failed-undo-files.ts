@@ -3,6 +3,7 @@
 // does not hold. Their effects stay, so the files holding them stay as they are, and the move restores the target's
 // snapshot with those paths as the world has them.
 import type { MoveStepRow, Step, ToolRow, Tx } from "../../store/port/index.js";
+import { DRIFTED_ONLY } from "../workspace/absorb.js";
 import { notHeld, snapshotHolds } from "../workspace/unapplied.js";
 import { TreeReader, applyChanges, diffTrees, filesAt } from "../workspace/trees.js";
 import { sharedOutputs } from "./shared-outputs.js";
@@ -108,8 +109,8 @@ export function* pathsAcross(
   id: string,
   otherwise: string,
 ): Step<string[] | undefined> {
-  const recorded = yield* tx.callPaths(id);
-  if (recorded !== undefined) return recorded;
+  const known = yield* knownCallPaths(tx, id);
+  if (known !== undefined) return known;
   const call = yield* tx.getTool(id);
   const before = call && (yield* snapshotBefore(tx, call));
   if (!call || before === undefined) return undefined;
@@ -151,9 +152,21 @@ export function* uncertainApplied(tx: Tx, sessionId: string): Step<string[]> {
   const out: string[] = [];
   for (const id of yield* tx.uncertainInvocations(sessionId)) {
     const row = yield* tx.getTool(id);
-    if (row && row.appliedSeq !== null && (yield* tx.callPaths(id)) !== undefined) out.push(id);
+    if (row && row.appliedSeq !== null && (yield* knownCallPaths(tx, id)) !== undefined) out.push(id);
   }
   return out;
+}
+
+/**
+ * The paths a call's effect is known to be in: those its run changed, as recorded then, or for a call recorded with
+ * `recordToolCall` the files its record found where its arguments name (as its undo and replay write them, see
+ * `stepWrites`). Undefined when neither is known.
+ */
+export function* knownCallPaths(tx: Tx, id: string): Step<string[] | undefined> {
+  const paths = yield* tx.callPaths(id);
+  if (paths !== undefined) return paths;
+  const recorded = yield* tx.recordedFiles(id);
+  return recorded && [...recorded.keys()].filter((path) => recorded.get(path) !== DRIFTED_ONLY);
 }
 
 /** The calls move `spec` leaves applied (see `LeftApplied`), given the steps it ran and the snapshot it restores. */
@@ -227,7 +240,7 @@ export function* keptCallPaths(
 ): Step<string[]> {
   const calls = [...(yield* irreversibleOutside(tx, isReversible, sessionId, target, at)), ...(yield* uncertainApplied(tx, sessionId))];
   const kept = new Set<string>();
-  for (const id of calls) for (const p of (yield* tx.callPaths(id)) ?? []) kept.add(p);
+  for (const id of calls) for (const p of (yield* knownCallPaths(tx, id)) ?? []) kept.add(p);
   return [...kept].sort();
 }
 
