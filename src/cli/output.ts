@@ -2,18 +2,14 @@
 import { createRequire } from "node:module";
 import type CliTable from "cli-table3";
 import picocolors from "picocolors";
+import { UNSAFE_TEXT } from "../models/unsafe-text.js";
 
 // cli-table3 (CommonJS, with string-width's tables) is required by the first table, not at startup: --help needs none.
 const require = createRequire(import.meta.url);
 let Table: typeof CliTable | undefined;
 
-/**
- * Characters that a terminal acts on rather than shows: C0 controls (ESC, BEL, CR, …), DEL, C1 controls (a lone
- * CSI U+009B starts an escape sequence on some terminals), the line and paragraph separators, and the bidirectional
- * marks, overrides and isolates (Unicode's Bidi_Control set) that can make a line read differently from what it holds
- * ("Trojan Source").
- */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** Characters that a terminal acts on rather than shows (see `UNSAFE_TEXT`). */
+const UNSAFE = UNSAFE_TEXT;
 const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /** `text` with every character a terminal would act on written as a visible escape (`\x1b`, `\n`, `\u202e`). */

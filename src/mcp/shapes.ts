@@ -1,6 +1,7 @@
 // The engine's results as the MCP tools return them: plain JSON (ISO times, ids of tool calls) and one line of text each.
 import type { Branch, Checkpoint, MoveResult, ToolInvocation } from "../index.js";
 import type { CheckpointOut, MoveOut, ToolOutput } from "./schemas.js";
+import { UNSAFE_TEXT } from "../models/unsafe-text.js";
 
 export const checkpointOf = (c: Checkpoint): CheckpointOut => ({
   id: c.id,
@@ -35,11 +36,8 @@ export const moveOf = (r: MoveResult): MoveOut => ({
 /** A checkpoint as a line names it: `cp_abc "before the refactor"`. */
 export const named = (c: { id: string; name: string | null }): string => (c.name ? `${c.id} ${JSON.stringify(c.name)}` : c.id);
 
-/**
- * Characters that would break a line, or hide in one: line breaks and other control characters, line separators, and
- * the bidirectional controls (an override reverses the text after it), as the CLI escapes them.
- */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** Characters that would break a line, or hide in one, as the CLI escapes them (see `UNSAFE_TEXT`). */
+const UNSAFE = UNSAFE_TEXT;
 
 const escaped = (c: string): string =>
   c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "\t" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;

@@ -195,7 +195,15 @@ describe("what the lines say", () => {
   });
 
   it("file names with line breaks, bidi overrides or other control characters stay on the line, quoted", async () => {
-    const names = ["new\nline.txt", "carriage\rreturn.txt", "tab\there.txt", "sep\u2028arator.txt", "rtl\u202eoverride.txt", "plain.txt"];
+    const names = [
+      "new\nline.txt",
+      "carriage\rreturn.txt",
+      "tab\there.txt",
+      "sep\u2028arator.txt",
+      "rtl\u202eoverride.txt",
+      "alm\u061cmark.txt",
+      "plain.txt",
+    ];
     for (const n of names) write(ws, n, "1\n");
     server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
     const { client } = server;
@@ -204,10 +212,12 @@ describe("what the lines say", () => {
     for (const r of [
       await call(client, "diff", { from: "one" }),
       await call(client, "plan_rollback", { checkpoint: "one" }),
+      await call(client, "rollback", { checkpoint: "one" }),
       await call(client, "rollback", { checkpoint: "one", force: true }),
     ]) {
       const line = lineOf(r);
-      expect(line).not.toMatch(/[\n\r\t\u2028\u202e]/);
+      expect(line).not.toMatch(/[\n\r\t\u2028\u202e\u061c]/);
+      expect(line).toContain(String.raw`"alm\u061cmark.txt"`);
       expect(line).toContain(String.raw`"new\nline.txt"`);
       expect(line).toContain(String.raw`"carriage\rreturn.txt"`);
       expect(line).toContain(String.raw`"rtl\u202eoverride.txt"`);

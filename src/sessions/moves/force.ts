@@ -1,5 +1,6 @@
 // Forced workspace moves (`force: true`): files changed outside forkpoint (drift) are saved in a checkpoint of their
 // own on the current branch, then the move overwrites them, as `git checkout --force` does but with nothing lost.
+import { shownNames } from "../../models/unsafe-text.js";
 import { ConflictError } from "../../models/errors.js";
 import type { SavedDrift } from "../../models/types.js";
 import type { WorkspaceRow } from "../../store/port/index.js";
@@ -69,7 +70,7 @@ export async function saveDriftBeforeTools(
   if (over.length === 0) return null;
   // The checkpoint holds every file as it is; it names those the calls write over, as `plan().drift` does.
   if (force) return saveDrift(ctx, ref, force.move, over);
-  const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");
+  const shown = shownNames(over);
   throw new ConflictError(
     `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shown}), and ` +
       `${reach === "all" ? "a call this move undoes or replays may write" : "the calls this move undoes or replays write"} ` +

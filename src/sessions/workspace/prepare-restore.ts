@@ -1,5 +1,6 @@
 // Preparing a restore: everything it needs, checked before any file moves (no drift, every content present and
 // intact, nothing in the way of a path to write), and the contents it writes, kept in memory as far as they fit.
+import { shownNames } from "../../models/unsafe-text.js";
 import { lstatSync, readFileSync } from "node:fs";
 import { ConflictError, NotFoundError } from "../../models/errors.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
@@ -38,8 +39,7 @@ function hashOrNull(root: string, path: string): string | null {
 const KEEP_BYTES = 64 << 20;
 
 /** Paths shown in a drift refusal: the first ten, and how many more. */
-const shownPaths = (paths: readonly string[]) =>
-  paths.slice(0, 10).join(", ") + (paths.length > 10 ? `, and ${paths.length - 10} more` : "");
+const shownPaths = shownNames;
 
 /**
  * Everything a restore needs, checked before anything moves: no move of the session running its tools, no drift

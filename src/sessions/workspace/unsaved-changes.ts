@@ -1,5 +1,6 @@
 // The changes made to a workspace's files since forkpoint last saw them that no checkpoint keeps: what attaching it
 // elsewhere or under other rules would stop forkpoint seeing (a rewind's undos would then write over them unsaved).
+import { shownNames } from "../../models/unsafe-text.js";
 import { ConflictError } from "../../models/errors.js";
 import type { WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
@@ -23,7 +24,7 @@ export async function assertNothingUnsaved(ctx: EngineContext, ref: SessionRef, 
   const held = await ctx.store.read((tx) => heldInCheckpoints(tx, ref.userId, ref.id, files, ctx.now()));
   const unsaved = [...files.keys()].filter((path) => !held.has(path));
   if (unsaved.length === 0) return;
-  const shown = unsaved.slice(0, 10).join(", ") + (unsaved.length > 10 ? `, and ${unsaved.length - 10} more` : "");
+  const shown = shownNames(unsaved);
   throw new ConflictError(
     `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shown}), and no checkpoint keeps ` +
       `${unsaved.length === 1 ? "that change" : "those changes"}; attached ${next}, forkpoint would no longer see ` +
