@@ -2,6 +2,14 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Readable } from "node:stream";
+import { boundedLines, MAX_LINE_BYTES } from "./bounded-lines.js";
+
+/** The answer to a message too long to read (its id unknown): JSON-RPC's "Invalid Request". */
+const TOO_LONG = JSON.stringify({
+  jsonrpc: "2.0",
+  id: null,
+  error: { code: -32600, message: `PAYLOAD_TOO_LARGE: a message over ${MAX_LINE_BYTES} bytes was dropped unread` },
+});
 
 /**
  * Serves `server` on stdin/stdout and resolves once the client closes stdin (as the SDK's client does first when it
@@ -24,7 +32,9 @@ export async function serveStdio(server: McpServer, stdin: Readable = process.st
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
-  await server.connect(new StdioServerTransport(stdin, process.stdout));
+  // Whole lines of at most the transport's limit reach it: one longer is answered and dropped, the server goes on.
+  const lines = stdin.pipe(boundedLines(() => process.stdout.write(`${TOO_LONG}\n`)));
+  await server.connect(new StdioServerTransport(lines, process.stdout));
   await ended;
   stdin.pause();
   await settling?.();
