@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
+import { defineTool } from "../../src/index.js";
 import { readOrNull, tempDir } from "../fixtures/file-tools.js";
 import { write } from "../fixtures/put-back-tools.js";
 import { rejectionOf, tempDatabases } from "../helpers.js";
@@ -56,4 +57,46 @@ it("a rewind over a recorded call's undo that puts back the older call's write: 
   expect((await s.plan({ checkpointId: c0.id, scope: "conversation" })).mayStop).toContain("a.txt");
   await s.rollback(c0.id, { scope: "conversation", force: true });
   expect(readOrNull(a)).toBe("a0");
+});
+
+// A recorded call's undo may put a hand edit back where the target has a folder: the restore then stops the move
+// there (the hand edit kept). The plan says the move may stop there; its files list keeps it maybe (mayKeep).
+it("a switch whose recorded call's undo may put back a file where the target has a folder: plan says it may stop", async () => {
+  const ws = tempDir("forkpoint-plan-may-stop-");
+  const c = path.join(ws, "c.txt");
+  fs.writeFileSync(c, "c0");
+  const toFolder = defineTool<{ path: string }, { previous: string | null }>({
+    name: "to_folder",
+    run: ({ path: p }) => {
+      const previous = readOrNull(p);
+      fs.rmSync(p, { force: true });
+      fs.mkdirSync(p);
+      fs.writeFileSync(path.join(p, "inner.txt"), "inner");
+      return { previous };
+    },
+    undo: ({ args, result }) => {
+      fs.rmSync(args.path, { recursive: true, force: true });
+      if (result.previous !== null) fs.writeFileSync(args.path, result.previous);
+    },
+  });
+  const { fp } = dbs.open({ tools: [write, toFolder] });
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  const c0 = await s.checkpoint({ name: "c0" });
+  await s.invoke("to_folder", { path: c });
+  await s.checkpoint({ name: "folder" });
+  const root = (await s.info()).currentBranchId;
+  await s.rollback(c0.id, { scope: "both" });
+  fs.writeFileSync(c, "by hand");
+  fs.writeFileSync(c, "r2"); // ran elsewhere, recorded: its undo puts the hand edit back
+  await s.recordToolCall({ tool: "write", args: { path: c, text: "r2" }, result: { previous: "by hand" } });
+  await s.checkpoint({ name: "recorded" });
+
+  const planned = await s.plan({ branchId: root, scope: "both" });
+  expect(planned.blocked).toBeUndefined();
+  expect(planned.files?.mayKeep).toEqual(["c.txt"]);
+  expect(planned.mayStop).toContain("c.txt is a file where c.txt/inner.txt needs a directory");
+  const refused = await rejectionOf(s.switchBranch(root, { scope: "both" }));
+  expect(refused).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  expect(readOrNull(c)).toBe("by hand");
 });

@@ -105,12 +105,19 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
   const blocked = check.blocked ?? restore.putBacks?.lost ?? over.blocked ?? inTheWay;
   const drift = check.drifted.filter((p) => !held.has(p));
   const replayed = restore.putBacks ? replayedOverStop(restore.ws.dir, restore.putBacks, [...handEdits, ...held]) : undefined;
+  // A file a recorded call's undo may put back (`mayKeep`) in the way of the restore stops the move there once it ran.
+  const recordedInTheWay = keptInTheWay(
+    recordedKeep.filter((p) => !kept.includes(p)),
+    written,
+  );
+  const mayBeInTheWay =
+    recordedInTheWay && `${recordedInTheWay} (if the undo of a call recorded with recordToolCall puts a file back there)`;
   return {
     ...planned,
     files,
     drift,
     ...(blocked ? { blocked } : {}),
-    ...mayStop(planned, over.mayStop, replayed, restore.putBacks?.takenBack),
+    ...mayStop(planned, over.mayStop, replayed, restore.putBacks?.takenBack, mayBeInTheWay),
   };
 }
 
