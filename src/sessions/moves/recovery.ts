@@ -21,7 +21,10 @@ export interface RecoveryReport {
   resumed: MoveResult[];
   /** Moves left for later: their process is alive, or a tool they need is not registered. */
   waiting: { moveId: string; reason: string }[];
-  /** Moves whose resumed steps failed again (their error). */
+  /**
+   * Moves whose resumed steps failed again (their error): stopped there, as a move called stops, and reported by the
+   * recovery that stopped them only (a later one does not list them). The same move called again continues it.
+   */
   failed: { moveId: string; error: Error }[];
   /**
    * Tool calls that never completed: their process died while the tool ran, so whether the effect happened is
