@@ -94,6 +94,8 @@ export const handlers: ToolHandlers = {
 
   async list_checkpoints({ session: s }, { limit, cursor }) {
     const page = await s.listCheckpoints({ limit: limit ?? 20, cursor: cursor ?? null });
+    // A deleted session lists no checkpoints: refused as every other tool refuses it (restart the server).
+    if (page.items.length === 0) await s.info();
     const checkpoints = page.items.map(checkpointOf);
     const listed = checkpoints.map((c) => `${named(c)} (${c.createdAt})`).join(", ");
     const more = page.nextCursor ? `; more with cursor ${JSON.stringify(page.nextCursor)}` : "";

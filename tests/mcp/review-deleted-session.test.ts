@@ -31,7 +31,7 @@ describe("the server's session deleted while it runs", () => {
     } finally {
       await fp.close();
     }
-    for (const tool of ["checkpoint", "undo", "branches"])
+    for (const tool of ["checkpoint", "undo", "branches", "list_checkpoints"])
       expect(await refused(server.client, tool)).toMatch(/^NOT_FOUND: session not found: .*restart this MCP server/);
     await server.close();
 
