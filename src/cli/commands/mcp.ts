@@ -10,6 +10,7 @@ import { CliError, type Cli } from "../cli.js";
 import { loadTools } from "../load-tools.js";
 import { cliLogger } from "../logger.js";
 import { redacted } from "../open.js";
+import { escapeText } from "../output.js";
 import { examples, port } from "../options.js";
 
 interface McpOptions {
@@ -54,8 +55,8 @@ function ownerOf(cli: Cli, o: McpOptions): string {
   }
 }
 
-/** A line on stderr: in stdio mode stdout carries the protocol and nothing else. */
-const note = (cli: Cli, line: string) => cli.io.stderr.write(`forkpoint mcp: ${line}\n`);
+/** A line on stderr, escaped (it holds names and paths): in stdio mode stdout carries the protocol and nothing else. */
+const note = (cli: Cli, line: string) => cli.io.stderr.write(`forkpoint mcp: ${escapeText(line)}\n`);
 
 async function run(cli: Cli, o: McpOptions): Promise<void> {
   if (o.port !== undefined && !o.http) cli.usage("--port needs --http");
@@ -128,7 +129,10 @@ async function serve(cli: Cli, fp: Forkpoint, o: McpOptions, setting: Setting): 
     throw error instanceof WorkspaceSessionError ? new CliError(error.message, { code: "WORKSPACE_REFUSED" }) : error;
   });
   const version = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-  const about = `session ${ws.session.id} (user ${userId}) for ${ws.dir}${ws.attached ? ", just attached" : ""}; database ${database}`;
+  // The owner, the directory and the database are anyone's text: escaped as the CLI escapes what it prints.
+  const about = escapeText(
+    `session ${ws.session.id} (user ${userId}) for ${ws.dir}${ws.attached ? ", just attached" : ""}; database ${database}`,
+  );
   if (ws.excludeChanged) note(cli, `the workspace had no checkpoint yet: attached again with the exclude list ${ws.exclude.join(" ")}`);
 
   if (!o.http) {
