@@ -70,11 +70,12 @@ async function assertForkpointDatabase(
   }
 }
 
-/** A connection string fit for a message: its password left out. */
+/** A connection string fit for a message: its password left out, in the user info and in the query (`?password=`). */
 export function redacted(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = "***";
+    if (u.searchParams.has("password")) u.searchParams.set("password", "***");
     return u.toString();
   } catch {
     return "the PostgreSQL database";

@@ -1,10 +1,11 @@
 // forkpoint mcp on PostgreSQL (--postgres URL): a fresh database gets its schema, and the tools work as on a file.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "../helpers.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
-import { connect, filesIn, ok, refused, write, type Connected } from "./fixture.js";
+import { childEnv, connect, filesIn, mcpArgs, ok, refused, startHttp, write, type Connected } from "./fixture.js";
 
 let root: string;
 let ws: string;
@@ -66,5 +67,35 @@ describe.skipIf(!(await pgServer()))("forkpoint mcp --postgres", () => {
     } finally {
       for (const s of started) await s.close();
     }
+  });
+
+  it("masks a password given in the URL's query (?password=) as one in its user info, in text and under --json", async () => {
+    const url = `${await freshPgDatabase()}?password=s3cret-in-query`;
+    const args = ["--workspace", ws, "--user", "alice", "--postgres", url];
+    const http = await startHttp(args);
+    try {
+      expect(http.output()).toContain("password=***");
+      expect(http.output()).not.toContain("s3cret");
+    } finally {
+      await http.stop();
+    }
+    const child = spawn(process.execPath, mcpArgs([...args, "--http", "--json"]), { env: childEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    const printed = await new Promise<{ database: string }>((resolve, reject) => {
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        try {
+          resolve(JSON.parse(out) as { database: string });
+        } catch {
+          // Not all of it yet.
+        }
+      });
+      child.once("exit", (code) => reject(new Error(`forkpoint mcp --http --json exited (${code}): ${out}`)));
+    });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+    expect(new URL(printed.database).searchParams.get("password")).toBe("***");
+    expect(out).not.toContain("s3cret");
   });
 });
