@@ -237,6 +237,17 @@ describe("the JSON endpoints", () => {
     });
     expect(res.status).toBe(200);
   });
+
+  it("answers a body over the limit 413 PAYLOAD_TOO_LARGE, as the MCP server does", async () => {
+    for (const size of [70 * 1024, 2 * 1024 * 1024]) {
+      const res = await fetch(`http://127.0.0.1:${ui.port}/api/plan`, {
+        method: "POST",
+        headers: { "x-forkpoint-token": ui.token, "content-type": "application/json" },
+        body: JSON.stringify({ user: "ann", session: ids.session, checkpointId: ids.cp, pad: "x".repeat(size) }),
+      });
+      expect([res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+    }
+  });
 });
 
 describe("with allowWrites", () => {
