@@ -1,11 +1,12 @@
 // forkpoint mcp --http listens on 127.0.0.1 only, and answers no request without its token, from another Host (DNS
 // rebinding) or from another site's page (Origin), as forkpoint ui does.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "../helpers.js";
-import { connect, httpClient, ok, startHttp, write, type HttpChild } from "./fixture.js";
+import { childEnv, connect, httpClient, mcpArgs, ok, startHttp, write, type HttpChild } from "./fixture.js";
 
 let root: string;
 let server: HttpChild;
@@ -102,6 +103,25 @@ describe("forkpoint mcp --http", () => {
 });
 
 describe("FORKPOINT_MCP_TOKEN", () => {
+  it("is refused with --http when it begins or ends with whitespace (a header cannot carry it), or is short", () => {
+    const ws = path.join(root, "project");
+    const start = (token: string, json = false) =>
+      spawnSync(
+        process.execPath,
+        [...mcpArgs(["--workspace", ws, "--db", path.join(root, "token.db"), "--http"]), ...(json ? ["--json"] : [])],
+        { encoding: "utf8", env: childEnv({ FORKPOINT_MCP_TOKEN: token }), timeout: 20_000 },
+      );
+    const long = "t".repeat(40);
+    for (const token of [` ${long}`, `${long}\n`, `\t${long}`, " ".repeat(40)]) {
+      const r = start(token);
+      expect([r.status, r.stdout]).toEqual([2, ""]);
+      expect(r.stderr).toMatch(/FORKPOINT_MCP_TOKEN must not begin or end with whitespace/);
+    }
+    const json = start(` ${long}`, true);
+    expect([json.status, JSON.parse(json.stdout).error.code]).toEqual([2, "USAGE"]);
+    expect(start("short").stderr).toMatch(/FORKPOINT_MCP_TOKEN must be at least 32 characters/);
+  });
+
   it("is ignored over stdio, where there is no token to check", async () => {
     const ws = path.join(root, "project");
     const stdio = await connect("stdio", ["--workspace", ws, "--db", path.join(root, "stdio.db"), "--user", "alice"], {

@@ -62,6 +62,9 @@ async function run(cli: Cli, o: McpOptions): Promise<void> {
   if (o.port !== undefined && !o.http) cli.usage("--port needs --http");
   // Over stdio there is no token to check: a FORKPOINT_MCP_TOKEN set for an HTTP server elsewhere changes nothing.
   const token = o.http ? cli.io.env.FORKPOINT_MCP_TOKEN || undefined : undefined;
+  // A client sends it in a header, whose value HTTP trims: one that begins or ends with whitespace could never match.
+  if (token !== undefined && token.trim() !== token)
+    cli.usage("FORKPOINT_MCP_TOKEN must not begin or end with whitespace (an HTTP header cannot carry it)");
   if (token !== undefined && token.length < MIN_TOKEN_LENGTH)
     cli.usage(`FORKPOINT_MCP_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters`);
   const pg = cli.postgresStore;
