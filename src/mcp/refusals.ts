@@ -1,6 +1,6 @@
 // A failed tool call as the MCP client gets it: a tool error whose one line names the code and what to do next.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ForkpointError } from "../index.js";
+import { ForkpointError, ValidationError } from "../index.js";
 import type { ToolName } from "./schemas.js";
 import { oneLine } from "./shapes.js";
 
@@ -39,6 +39,11 @@ function hint(code: string, tool: ToolName, message: string): string {
       return tool === "diff"
         ? "diff between two other checkpoints, or look at the file itself."
         : "rollback itself refuses (WORKSPACE_DRIFT) when files changed since the last checkpoint, and undo {} takes it back.";
+    case "VALIDATION_ERROR":
+      // The files of the checkpoint (or of one before it) are not in this database: an import's or a clone's.
+      if (tool === "rollback" && message.startsWith("scope: "))
+        return "rollback puts the files back too: list_checkpoints shows later checkpoints to roll back to; a person can move the conversation alone with the forkpoint CLI: forkpoint rollback --scope conversation.";
+      return "";
     case "PAYLOAD_TOO_LARGE":
     case "MALFORMED_TEXT":
       if (!message.startsWith("workspace file ")) return "";
@@ -58,9 +63,13 @@ export function refusalText(error: unknown, tool: ToolName): string {
   const next = hint(error.code, tool, error.message);
   // One line whatever the message holds (a tool's error can span several); the library's advice for a program
   // (openForkpoint({ tools }), { unregistered: "leave" }) is no tool of this server's: the hint says what is.
+  // Nor does the agent see the library's options: `refuseIrreversible` (always set here), or a `scope` no tool but
+  // plan_rollback takes (rollback moves the files and the conversation).
   const message = error.message
     .replace(/\s*\n\s*/g, " ")
     .replace(/; register them in openForkpoint\(\{ tools \}\).*$/, "")
+    .replace(/, and refuseIrreversible is set$/, "")
+    .replace(error instanceof ValidationError && error.field === "scope" && tool !== "plan_rollback" ? /^scope: / : /^$/, "")
     .replace(/\.$/, "");
   return oneLine(`${error.code}: ${message}.${saved}${next ? ` ${next}` : ""}`);
 }

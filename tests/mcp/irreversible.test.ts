@@ -43,9 +43,10 @@ describe("an irreversible tool call on the way", () => {
       refusal: "IRREVERSIBLE",
       tools: { undo: [], replay: [], irreversible: [`send_email ${sent.id}`], unregistered: [] },
     });
-    expect(await refused(server.client, "rollback", { checkpoint: "one" })).toMatch(
-      /^IRREVERSIBLE: .*forkpoint CLI: forkpoint rollback --scope both/,
-    );
+    const refusal = await refused(server.client, "rollback", { checkpoint: "one" });
+    expect(refusal).toMatch(/^IRREVERSIBLE: .*forkpoint CLI: forkpoint rollback --scope both/);
+    // No library option the agent cannot see.
+    expect(refusal).not.toContain("refuseIrreversible");
     expect(filesIn(ws)).toEqual({ "a.txt": "two\n" });
     expect((await ok(server.client, "branches")).branches).toHaveLength(1);
   });

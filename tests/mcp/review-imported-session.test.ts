@@ -64,6 +64,19 @@ describe("forkpoint mcp on a session with the MCP metadata but no workspace", ()
     await checkpointsFiles(["--workspace", ws, "--db", db, "--user", "alice", ...(named ? ["--session", id] : [])]);
   });
 
+  it("a rollback to an imported checkpoint, which holds no files, is refused without naming a scope rollback does not take", async () => {
+    const { doc } = await served();
+    const fp = openForkpoint({ path: db });
+    await fp.importSession(doc, { userId: "alice" });
+    await fp.close();
+    server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
+    const refusal = await refused(server.client, "rollback", { checkpoint: "one" });
+    expect(refusal).toMatch(/^VALIDATION_ERROR: (no checkpoint on the target's lineage captured|checkpoint \S+ holds no) /);
+    expect(refusal).not.toMatch(/scope:|scope "/);
+    expect(refusal).toContain("forkpoint rollback --scope conversation");
+    expect(filesIn(ws)).toEqual({ "a.txt": "v1\n" });
+  });
+
   it("a clone, its source deleted: attached", async () => {
     const { doc } = await served();
     const fp = openForkpoint({ path: db });
