@@ -1,5 +1,6 @@
 // Option parsers and the options several commands share (the owner, paging).
 import { InvalidArgumentError, type Command } from "commander";
+import { CliError } from "./cli.js";
 
 export function positiveInt(value: string): number {
   const n = Number(value);
@@ -13,6 +14,23 @@ export function port(value: string): number {
   const n = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
   if (!(n >= 1 && n <= 65535)) throw new InvalidArgumentError("must be a port number, 1 to 65535");
   return n;
+}
+
+/**
+ * Starts a server listening on `port` of 127.0.0.1 (undefined: a free one): a port in use, or one this user may not
+ * listen on, is the CLI's own error naming it (Node's `listen EADDRINUSE` names no option to change).
+ */
+export async function listening<T>(port: number | undefined, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE")
+      throw new CliError(`port ${port} of 127.0.0.1 is in use: give another --port, or none for a free one`, { cause: error });
+    if (code === "EACCES")
+      throw new CliError(`port ${port} of 127.0.0.1 may not be listened on by this user: give another --port`, { cause: error });
+    throw error;
+  }
 }
 
 /** A time: an ISO 8601 date or date-time (what `date` and the JSON output print). */

@@ -11,7 +11,7 @@ import { loadTools } from "../load-tools.js";
 import { cliLogger } from "../logger.js";
 import { redacted } from "../open.js";
 import { escapeText } from "../output.js";
-import { examples, port } from "../options.js";
+import { examples, listening, port } from "../options.js";
 
 interface McpOptions {
   workspace: string;
@@ -147,13 +147,15 @@ async function serve(cli: Cli, fp: Forkpoint, o: McpOptions, setting: Setting): 
 
   const { startMcpHttpServer } = await import("../../mcp/http.js");
   const { movesSettled } = await import("../../mcp/move-gate.js");
-  const http = await startMcpHttpServer({
-    serverFor: () => createMcpServer(ws.session, version, files, ws.exclude),
-    settling: () => movesSettled(ws.session),
-    port: o.port ?? 0,
-    ...(token ? { token } : {}),
-    onError: (error) => note(cli, `a request failed: ${error instanceof Error ? error.message : String(error)}`),
-  });
+  const http = await listening(o.port, () =>
+    startMcpHttpServer({
+      serverFor: () => createMcpServer(ws.session, version, files, ws.exclude),
+      settling: () => movesSettled(ws.session),
+      port: o.port ?? 0,
+      ...(token ? { token } : {}),
+      onError: (error) => note(cli, `a request failed: ${error instanceof Error ? error.message : String(error)}`),
+    }),
+  );
   cli.out.print(
     { url: http.url, port: http.port, token: http.token, sessionId: ws.session.id, userId, workspace: ws.dir, database },
     () => [

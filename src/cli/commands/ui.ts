@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { Forkpoint } from "../../index.js";
 import type { Cli } from "../cli.js";
 import { withForkpoint } from "../open.js";
-import { examples, port } from "../options.js";
+import { examples, listening, port } from "../options.js";
 
 interface UiOptions {
   port?: number;
@@ -15,7 +15,7 @@ async function serve(cli: Cli, fp: Forkpoint, o: UiOptions): Promise<void> {
   const { startUiServer } = await import("../../ui/server.js");
   const { pageFolder } = await import("../ui-page.js");
   const assetsDir = await pageFolder((line) => cli.io.stderr.write(`${line}\n`));
-  const ui = await startUiServer({ fp, port: o.port ?? 0, allowWrites: Boolean(o.allowWrites), assetsDir });
+  const ui = await listening(o.port, () => startUiServer({ fp, port: o.port ?? 0, allowWrites: Boolean(o.allowWrites), assetsDir }));
   cli.out.print({ url: ui.url, port: ui.port, allowWrites: Boolean(o.allowWrites) }, () => [
     `forkpoint ui: ${ui.url}`,
     o.allowWrites ? "writes allowed: rollback and switch move sessions" : "read-only (start with --allow-writes to roll back and switch)",
