@@ -33,10 +33,11 @@ const MAX_BODY = 64 * 1024;
 
 /** The HTTP status of a failure: the error codes of the public API map to 400, 404 and 409; a body too large is 413. */
 function statusOf(error: ForkpointError): number {
-  if (error.code === "PAYLOAD_TOO_LARGE") return 413;
   if (error instanceof NotFoundError) return 404;
   if (error instanceof ConflictError) return 409;
+  // The library's PayloadTooLargeError (a value over a documented limit) is a ValidationError: 400, as documented.
   if (error instanceof ValidationError) return 400;
+  if (error.code === "PAYLOAD_TOO_LARGE") return 413;
   return 500;
 }
 
