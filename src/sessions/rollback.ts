@@ -24,11 +24,8 @@ export async function rollback(
   reach: { expired?: boolean; unrecorded?: true; block?: BlockOwn; enclosing?: readonly string[] } = {},
 ): Promise<MoveResult> {
   const now = reach.expired ? Number.NEGATIVE_INFINITY : undefined;
-  const prepare = function* (tx: Tx, session: SessionRow) {
-    // A failed block's rollback: to the start of another opener's block that ran when it began and has ended since.
-    const ended = reach.unrecorded ? yield* endedEnclosingBlock(tx, session, checkpointId, reach.enclosing ?? []) : undefined;
-    return yield* rollbackSpec(ctx, tx, session, ended ?? checkpointId, now, reach.unrecorded, reach.block);
-  };
+  const prepare = (tx: Tx, session: SessionRow) =>
+    rollbackSpec(ctx, tx, session, checkpointId, now, reach.unrecorded, reach.block, reach.enclosing);
   return performMove(ctx, ref, "rollback", options, prepare, within, { verb: "rollback", args: checkpointId });
 }
 
@@ -45,8 +42,11 @@ function* rollbackSpec(
   asOf?: number,
   unrecorded?: true,
   block?: BlockOwn,
+  enclosing: readonly string[] = [],
 ): Step<BaseMoveSpec> {
-  const read = yield* sessionCheckpointAnchor(tx, session, checkpointId, asOf ?? ctx.now());
+  // A failed block's rollback: to the start of another opener's block that ran when it began and has ended since.
+  const ended = unrecorded ? yield* endedEnclosingBlock(tx, session, checkpointId, enclosing) : undefined;
+  const read = yield* sessionCheckpointAnchor(tx, session, ended ?? checkpointId, asOf ?? ctx.now());
   const cp = read.checkpoint;
   const verified = yield* verifyCheckpointAnchor(tx, cp, read);
   // A failed block's checkpoint among the writes of another failed block (which began before it): forked before them.
