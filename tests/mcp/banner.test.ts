@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { makeTempDir, removeDir } from "../helpers.js";
 import { childEnv, mcpArgs, startHttp, type HttpChild } from "./fixture.js";
 
@@ -46,10 +46,15 @@ describe("the banner", () => {
 
   it("escapes FORKPOINT_USER and the workspace over HTTP (stdout)", async () => {
     http = await startHttp(["--workspace", ws, "--db", db], { XDG_DATA_HOME: path.join(root, "data"), FORKPOINT_USER: `e-${HOSTILE}` });
-    const banner = http
-      .output()
-      .split("\n")
-      .find((l) => l.startsWith("session "))!;
+    // The lines after the URL and the token may come a moment later.
+    const banner = await vi.waitFor(() => {
+      const line = http!
+        .output()
+        .split("\n")
+        .find((l) => l.startsWith("session "));
+      expect(line).toBeDefined();
+      return line!;
+    });
     expect(banner).toContain(`(user e-${ESCAPED})`);
     expect(banner).toContain(`project-${ESCAPED}`);
     expect(http.output()).not.toMatch(RAW);

@@ -2,7 +2,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { makeTempDir, removeDir } from "../helpers.js";
 import { freshPgDatabase, pgServer } from "../fixtures/postgres-database.js";
 import { childEnv, connect, filesIn, mcpArgs, ok, refused, startHttp, write, type Connected } from "./fixture.js";
@@ -74,7 +74,8 @@ describe.skipIf(!(await pgServer()))("forkpoint mcp --postgres", () => {
     const args = ["--workspace", ws, "--user", "alice", "--postgres", url];
     const http = await startHttp(args);
     try {
-      expect(http.output()).toContain("password=***");
+      // The banner is on stderr, which may come after the URL and token on stdout.
+      await vi.waitFor(() => expect(http.output()).toContain("password=***"), { timeout: 10_000 });
       expect(http.output()).not.toContain("s3cret");
     } finally {
       await http.stop();
