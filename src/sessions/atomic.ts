@@ -9,15 +9,14 @@ import type { BlockOwn } from "./core/block-scope.js";
 /** What a guarded block needs of its session. */
 export interface AtomicTarget {
   /** Checkpoints where the block begins, held against retention and prune (in every handle and server) until `release`. */
-  begin(options: { name: string }): Promise<{ checkpoint: Checkpoint; enclosing: readonly string[]; release(): Promise<void> }>;
+  begin(options: { name: string }): Promise<{ checkpoint: Checkpoint; release(): Promise<void> }>;
   /** Runs the block, collecting what its own writes and moves did: the branches they land on or make, their undo history. */
   guard<T>(run: (own: BlockOwn) => Promise<T>): Promise<T>;
   /**
    * Rolls back to the block's checkpoint; `own`: the branches the block wrote on or made, continued by the rollback's,
-   * and its moves' changes to the undo history, taken back; `enclosing`: the checkpoints of the other blocks running
-   * when it began (one that has ended since is taken back whole: the rollback goes to its checkpoint).
+   * and its moves' changes to the undo history, taken back.
    */
-  rollback(checkpointId: string, options: MoveOptions | undefined, own: BlockOwn, enclosing: readonly string[]): Promise<MoveResult>;
+  rollback(checkpointId: string, options: MoveOptions | undefined, own: BlockOwn): Promise<MoveResult>;
 }
 
 /** How long a rollback waits by default for another server's tool call or move on the session (ms): a lease's length. */
@@ -51,7 +50,7 @@ export type AtomicOptions = z.input<typeof atomicOptions>;
 export async function atomic<T>(target: AtomicTarget, block: () => Promise<T> | T, options: AtomicOptions = {}): Promise<T> {
   const o = parseOptions(atomicOptions, options, "options");
   if (typeof block !== "function") throw new ValidationError("block", "must be a function");
-  const { checkpoint: cp, enclosing, release } = await target.begin({ name: o.name ?? "atomic" });
+  const { checkpoint: cp, release } = await target.begin({ name: o.name ?? "atomic" });
   let own: BlockOwn = { branches: new Set(), stack: [], requests: new Map(), starts: new Map() };
   try {
     return await target.guard(async (done) => {
@@ -60,7 +59,7 @@ export async function atomic<T>(target: AtomicTarget, block: () => Promise<T> | 
     });
   } catch (error) {
     try {
-      await rollbackWhenFree(target, cp.id, o.rollback, o.waitMs ?? ATOMIC_WAIT_MS, own, enclosing);
+      await rollbackWhenFree(target, cp.id, o.rollback, o.waitMs ?? ATOMIC_WAIT_MS, own);
     } catch (rollbackError) {
       throw new AtomicRollbackError(error, rollbackError, cp.id);
     }
@@ -80,12 +79,11 @@ async function rollbackWhenFree(
   options: MoveOptions | undefined,
   waitMs: number,
   own: BlockOwn,
-  enclosing: readonly string[],
 ) {
   const backoff = Backoff.for(waitMs);
   for (;;) {
     try {
-      return await target.rollback(checkpointId, options, own, enclosing);
+      return await target.rollback(checkpointId, options, own);
     } catch (error) {
       if (!(error instanceof ConflictError && BUSY.has(error.code)) || !(await backoff.wait())) throw error;
     }

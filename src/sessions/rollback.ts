@@ -13,7 +13,6 @@ import { graphStays } from "./moves/graph-stays.js";
 import { isSessionPosition } from "./moves/history.js";
 import { performMove } from "./moves/move.js";
 import { beforeFailedWrites } from "./moves/continued.js";
-import { endedEnclosingBlock } from "./moves/ended-blocks.js";
 
 export async function rollback(
   ctx: EngineContext,
@@ -21,11 +20,10 @@ export async function rollback(
   checkpointId: string,
   options?: MoveOptions,
   within?: WithinMove,
-  reach: { expired?: boolean; unrecorded?: true; block?: BlockOwn; enclosing?: readonly string[] } = {},
+  reach: { expired?: boolean; unrecorded?: true; block?: BlockOwn } = {},
 ): Promise<MoveResult> {
   const now = reach.expired ? Number.NEGATIVE_INFINITY : undefined;
-  const prepare = (tx: Tx, session: SessionRow) =>
-    rollbackSpec(ctx, tx, session, checkpointId, now, reach.unrecorded, reach.block, reach.enclosing);
+  const prepare = (tx: Tx, session: SessionRow) => rollbackSpec(ctx, tx, session, checkpointId, now, reach.unrecorded, reach.block);
   return performMove(ctx, ref, "rollback", options, prepare, within, { verb: "rollback", args: checkpointId });
 }
 
@@ -42,11 +40,8 @@ function* rollbackSpec(
   asOf?: number,
   unrecorded?: true,
   block?: BlockOwn,
-  enclosing: readonly string[] = [],
 ): Step<BaseMoveSpec> {
-  // A failed block's rollback: to the start of another opener's block that ran when it began and has ended since.
-  const ended = unrecorded ? yield* endedEnclosingBlock(tx, session, checkpointId, enclosing) : undefined;
-  const read = yield* sessionCheckpointAnchor(tx, session, ended ?? checkpointId, asOf ?? ctx.now());
+  const read = yield* sessionCheckpointAnchor(tx, session, checkpointId, asOf ?? ctx.now());
   const cp = read.checkpoint;
   const verified = yield* verifyCheckpointAnchor(tx, cp, read);
   // A failed block's checkpoint among the writes of another failed block (which began before it): forked before them.

@@ -477,9 +477,9 @@ export class SessionHandle {
             : ctx.withSessionLock(ref.id, () => heldCheckpoint(ctx, ref, o), "exclusive", "atomic()"),
         ),
       guard: <R>(run: (own: BlockOwn) => Promise<R>) => inBlock(this.#ctx.events, run),
-      rollback: async (checkpointId: string, o: MoveOptions | undefined, own: BlockOwn, enclosing: readonly string[]) => {
+      rollback: async (checkpointId: string, o: MoveOptions | undefined, own: BlockOwn) => {
         const moved = await this.#move(o, (ctx, ref) =>
-          rollback(ctx, ref, checkpointId, o, undefined, { expired: true, unrecorded: true, block: own, enclosing }),
+          rollback(ctx, ref, checkpointId, o, undefined, { expired: true, unrecorded: true, block: own }),
         );
         // Forgotten, those ids are no longer an enclosing block's: another opener may record them before it fails.
         dropBlockRequests(this.#ctx.events, this.id, [...(own.requests.get(this.id) ?? [])]);

@@ -11,8 +11,6 @@ export const HOLD_MS = 60_000;
 
 export interface HeldCheckpoint {
   checkpoint: Checkpoint;
-  /** The checkpoints of the session's other guarded blocks running as it was made (held then). */
-  enclosing: readonly string[];
   /** Ends the hold (never throws: a hold that could not be deleted lapses by itself). */
   release(): Promise<void>;
 }
@@ -20,13 +18,6 @@ export interface HeldCheckpoint {
 /** A checkpoint held from the transaction that writes it until `release()`, the hold renewed every third of it. */
 export async function heldCheckpoint(ctx: EngineContext, ref: SessionRef, options: { name: string }): Promise<HeldCheckpoint> {
   const { checkpoint } = await checkpointAfter(ctx, ref, [], options, { hold: HOLD_MS });
-  let enclosing: string[];
-  try {
-    enclosing = (await ctx.store.read((tx) => tx.heldCheckpoints(ref.id))).filter((id) => id !== checkpoint.id);
-  } catch (error) {
-    await ctx.store.write({ sessionId: ref.id }, (tx) => tx.releaseCheckpoint(checkpoint.id)).catch(() => undefined);
-    throw error;
-  }
   const renewing = holdLease(
     ctx,
     ref.id,
@@ -36,7 +27,6 @@ export async function heldCheckpoint(ctx: EngineContext, ref: SessionRef, option
   );
   return {
     checkpoint,
-    enclosing,
     release: async () => {
       await renewing.release();
       // Closed by the app meanwhile: nothing to say, the hold lapses as the docs promise.

@@ -181,8 +181,6 @@ export interface CheckpointsTx {
   holdCheckpoint(checkpointId: string, sessionId: string, holdMs: number): Step<void>;
   /** Ends a checkpoint's hold. */
   releaseCheckpoint(checkpointId: string): Step<void>;
-  /** The ids of the session's checkpoints a hold keeps now (guarded blocks running), in no order. */
-  heldCheckpoints(sessionId: string): Step<string[]>;
   /** The session's live checkpoints counted per name, with their first and last creation times. */
   checkpointStats(userId: string, sessionId: string, now: number): Step<CheckpointNameStats[]>;
 }

@@ -113,7 +113,6 @@ const s = {
   holdCheckpoint: `INSERT INTO checkpoint_holds (checkpoint_id, session_id, until) VALUES ($1, $2, ${DB_NOW_MS} + $3::float8)
     ON CONFLICT (checkpoint_id) DO UPDATE SET until = excluded.until`,
   releaseCheckpoint: `DELETE FROM checkpoint_holds WHERE checkpoint_id = $1`,
-  heldCheckpoints: `SELECT checkpoint_id FROM checkpoint_holds WHERE session_id = $1 AND until > ${DB_NOW_MS}`,
   checkpointStats: `SELECT name, count(*)::int AS count, min(created_at) AS "firstAt", max(created_at) AS "lastAt" FROM checkpoints
     WHERE user_id = $1 AND session_id = $2 AND (expires_at IS NULL OR expires_at > $3::float8) GROUP BY name ORDER BY name`,
 };
@@ -299,9 +298,6 @@ export function checkpointsTx(sql: Sql): CheckpointsTx {
     },
     *releaseCheckpoint(checkpointId: string) {
       yield* sql.exec(s.releaseCheckpoint, [checkpointId]);
-    },
-    *heldCheckpoints(sessionId: string) {
-      return yield* sql.column<string>(s.heldCheckpoints, [sessionId]);
     },
     *checkpointStats(userId: string, sessionId: string, now: number) {
       return yield* sql.rows<CheckpointNameStats>(s.checkpointStats, [userId, sessionId, now]);

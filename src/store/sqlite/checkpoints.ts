@@ -143,7 +143,6 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     hold: p(`INSERT INTO checkpoint_holds (checkpoint_id, session_id, until) VALUES (?, ?, ${DB_NOW_MS} + ?)
       ON CONFLICT (checkpoint_id) DO UPDATE SET until = excluded.until`),
     release: p(`DELETE FROM checkpoint_holds WHERE checkpoint_id = ?`),
-    held: p(`SELECT checkpoint_id FROM checkpoint_holds WHERE session_id = ? AND until > ${DB_NOW_MS}`, "pluck"),
   };
   return {
     *insertCheckpoint(r: NewCheckpoint, insertedAt: number) {
@@ -307,9 +306,6 @@ export function checkpointsTx(db: Database.Database): CheckpointsTx {
     },
     *releaseCheckpoint(checkpointId: string) {
       s.release.run(checkpointId);
-    },
-    *heldCheckpoints(sessionId: string) {
-      return s.held.all(sessionId) as string[];
     },
     *checkpointStats(userId: string, sessionId: string, now: number) {
       return s.stats.all({ userId, sessionId, now }) as CheckpointNameStats[];
