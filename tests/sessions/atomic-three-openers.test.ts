@@ -78,6 +78,35 @@ describe("atomic blocks of three openers", () => {
     }
   });
 
+  it("a move to a branch made among a failed block's writes, which it wrote on, lands where it never ran", async () => {
+    const [f, c] = await threeOpeners();
+    const fWrote = latch(),
+      cDone = latch();
+    // F writes; C's block begins after F's write and fails (its rollback makes a branch there); F writes on that branch
+    // and fails: every move to that branch's head lands where neither block ran.
+    const failed = f.atomic(async () => {
+      await f.append({ role: "user", content: "F1" });
+      fWrote.open();
+      await cDone.opened;
+      await f.append({ role: "user", content: "F2" });
+      throw new Error("F failed");
+    });
+    await fWrote.opened;
+    const other = await rejectionOf(
+      c.atomic(async () => {
+        await c.append({ role: "user", content: "C1" });
+        throw new Error("C failed");
+      }),
+    );
+    expect(other.message).toBe("C failed");
+    cDone.open();
+    expect((await rejectionOf(failed)).message).toBe("F failed");
+    for (const branch of await f.branches()) {
+      await f.switchBranch(branch.id);
+      expect(await conversation(f)).toEqual({ history: ["start"], state: { start: 1 } });
+    }
+  });
+
   it("another opener's block that writes nothing while a block fails keeps all its writes", async () => {
     const [a, b] = await threeOpeners();
     const aHalf = latch(),

@@ -61,7 +61,7 @@ export function* landingOf(tx: Tx, branch: BranchRow): Step<Landing> {
     // before the block is entered as it was, also with nothing of its own yet (a rollback's branch, where the session
     // was): its parent's entries up to its fork are its conversation.
     const from = next.fromPosition;
-    if (from !== null && from >= branch.forkPosition && by.parentId !== branch.id) {
+    if (from !== null && from >= branch.forkPosition && by.parentId !== branch.id && !(yield* forkedAmongWrites(tx, branch, by.id))) {
       const at = yield* entryAt(tx, branch, from);
       const fork = forkedBranch(branch.sessionId, { parentId: branch.id, position: from, entryId: at?.id ?? null });
       return { branch: fork, continues: { branchId: branch.id, atPosition: next.atPosition, fromPosition: from } };
@@ -69,6 +69,17 @@ export function* landingOf(tx: Tx, branch: BranchRow): Step<Landing> {
     branch = by;
   }
   return { branch };
+}
+
+/**
+ * Whether `branch` forks among the writes of the failed block whose rollback made `by` (on the branch that block ran
+ * on): made while the block ran (another opener's rollback there), it holds that block's writes before its fork, so
+ * it was no conversation before the block to enter as it was.
+ */
+function* forkedAmongWrites(tx: Tx, branch: BranchRow, by: string): Step<boolean> {
+  if (!branch.parentId) return false;
+  const parent = yield* tx.branchContinuation(branch.parentId);
+  return parent?.byBranchId === by && (yield* beforeFailedWrites(tx, branch.parentId, branch.forkPosition)) !== undefined;
 }
 
 /**
