@@ -99,8 +99,9 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
   const files = { written, deleted, ...(kept.length > 0 ? { kept } : {}), ...(mayKeep.length > 0 ? { mayKeep } : {}) };
   // A replay that writes over a hand edit put back stops the move there, forced or not (see `refuseReplayOver`).
   const over = restore.putBacks ? replayOverSure(restore.ws.dir, [...handEdits, ...held], restore.putBacks, held) : {};
-  // A file put back and kept where the restore writes its folder as a file (or the reverse) refuses it once the undo ran.
-  const putFiles = handEdits.filter((p) => putBack.get(p)?.found !== null);
+  // A file put back and kept where the restore writes its folder as a file (or the reverse) refuses it once the undo ran,
+  // kept also for another reason (an irreversible call's path) or not: the restore's own check refuses it then.
+  const putFiles = back.kept.filter((p) => putBack.get(p)?.found !== null);
   const inTheWay = keptInTheWay(putFiles, written);
   const blocked = check.blocked ?? restore.putBacks?.lost ?? over.blocked ?? inTheWay;
   const drift = check.drifted.filter((p) => !held.has(p));
