@@ -236,9 +236,11 @@ export async function scanChanges(
           rewritten.set(path, now);
           continue;
         }
-        if ((!only || only.has(path)) && !unseen?.has(path)) out.set(path, now);
+        // Under a path forkpoint's doing changed too: a file made a folder (or the reverse) takes what is under it along.
+        const own = !only || reaches(only, path);
+        if (own && !unseen?.has(path)) out.set(path, now);
         else if (now !== null) outside.set(path, now);
-        if (only && !only.has(path) && !unseen?.has(path)) drifted.push(path);
+        if (!own && !unseen?.has(path)) drifted.push(path);
       }
       // Outside `only` (the paths forkpoint's doing may have changed), a change is someone else's: it stays drift,
       // unless a checkpoint holds that content there (an undo writing back what its call's run found unchanged).
