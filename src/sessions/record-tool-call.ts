@@ -9,7 +9,7 @@ import { checkIfAt, type IfAt } from "./core/if-at.js";
 import { afterLanding } from "./core/landing-writes.js";
 import { ownedSession } from "./core/owned.js";
 import { toToolInvocation } from "./core/rows.js";
-import { recordFilesNamed } from "./workspace/absorb.js";
+import { recordFilesNamed } from "./workspace/named-files.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, callControlOf, type AnswerCodec, type Request } from "./requests/ledger.js";
 
 /**

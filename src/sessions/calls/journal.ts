@@ -22,7 +22,8 @@ import { callMayRun, inflightInvocations } from "../core/ownership.js";
 import { applyOnce, jsonArgument, recordRequest, requestOf, type AnswerCodec, type Request } from "../requests/ledger.js";
 import { takeRunTurn } from "../workspace/run-turns.js";
 import { assertNoRestorePending } from "../workspace/restore-guards.js";
-import { filesBefore, landChanges, landInCompletion, scanChanges, withNamedFiles, type ScannedChanges } from "../workspace/absorb.js";
+import { filesBefore, landChanges, landInCompletion, scanChanges, type ScannedChanges } from "../workspace/absorb.js";
+import { withNamedFiles } from "../workspace/named-files.js";
 import { landInBackground, lostConnection, settleFirst } from "./landing.js";
 import { noteJournaled } from "./journal-watch.js";
 

@@ -13,7 +13,7 @@ import { checkIfAt, type IfAt } from "../core/if-at.js";
 import { isLocal } from "../workspace/host.js";
 import { createdSince, type NamedSeen } from "../workspace/created-since.js";
 import { restoreCheck } from "../workspace/prepare-restore.js";
-import { DRIFTED_ONLY } from "../workspace/absorb.js";
+import { DRIFTED_ONLY } from "../workspace/named-files.js";
 import { namedPaths, reaches } from "../workspace/named-paths.js";
 import { newestSnapshot, type SnapshotOnLineage } from "../workspace/newest-snapshot.js";
 import { scan, stateOf } from "../workspace/state.js";

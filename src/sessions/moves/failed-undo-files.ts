@@ -3,7 +3,7 @@
 // does not hold. Their effects stay, so the files holding them stay as they are, and the move restores the target's
 // snapshot with those paths as the world has them.
 import type { MoveStepRow, Step, ToolRow, Tx } from "../../store/port/index.js";
-import { DRIFTED_ONLY } from "../workspace/absorb.js";
+import { DRIFTED_ONLY } from "../workspace/named-files.js";
 import { notHeld, snapshotHolds } from "../workspace/unapplied.js";
 import { TreeReader, applyChanges, diffTrees, filesAt } from "../workspace/trees.js";
 import { sharedOutputs } from "./shared-outputs.js";

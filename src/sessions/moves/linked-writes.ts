@@ -5,7 +5,7 @@ import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import type { ToolInvocation } from "../../models/types.js";
 import type { Step, Tx, WorkspaceRow } from "../../store/port/index.js";
-import { DRIFTED_ONLY } from "../workspace/absorb.js";
+import { DRIFTED_ONLY } from "../workspace/named-files.js";
 
 /** A path a step writes, and the step: the call, undone or replayed. */
 export interface StepWrite {

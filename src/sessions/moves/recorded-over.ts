@@ -12,7 +12,7 @@ import type { EngineContext } from "../core/context.js";
 import { toToolInvocation } from "../core/rows.js";
 import { diskFileId } from "../workspace/disk-file-id.js";
 import { namedPaths, reaches } from "../workspace/named-paths.js";
-import { DRIFTED_ONLY } from "../workspace/absorb.js";
+import { DRIFTED_ONLY } from "../workspace/named-files.js";
 import { heldInCheckpoints } from "./held-in-checkpoint.js";
 import type { MoveSpec } from "./move-spec.js";
 
