@@ -8,13 +8,11 @@ import { UNSAFE_TEXT } from "../models/unsafe-text.js";
 const require = createRequire(import.meta.url);
 let Table: typeof CliTable | undefined;
 
-/** Characters that a terminal acts on rather than shows (see `UNSAFE_TEXT`). */
-const UNSAFE = UNSAFE_TEXT;
 const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /** `text` with every character a terminal would act on written as a visible escape (`\x1b`, `\n`, `\u202e`). */
 export function escapeText(text: string): string {
-  return text.replace(UNSAFE, (ch) => {
+  return text.replace(UNSAFE_TEXT, (ch) => {
     const named = NAMED[ch];
     if (named) return named;
     const code = ch.charCodeAt(0);

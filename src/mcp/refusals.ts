@@ -65,11 +65,11 @@ export function refusalText(error: unknown, tool: ToolName): string {
   // (openForkpoint({ tools }), { unregistered: "leave" }) is no tool of this server's: the hint says what is.
   // Nor does the agent see the library's options: `refuseIrreversible` (always set here), or a `scope` no tool but
   // plan_rollback takes (rollback moves the files and the conversation).
-  const message = error.message
+  const noScope = error instanceof ValidationError && error.field === "scope" && tool !== "plan_rollback";
+  const message = (noScope ? error.message.replace(/^scope: /, "") : error.message)
     .replace(/\s*\n\s*/g, " ")
     .replace(/; register them in openForkpoint\(\{ tools \}\).*$/, "")
     .replace(/, and refuseIrreversible is set$/, "")
-    .replace(error instanceof ValidationError && error.field === "scope" && tool !== "plan_rollback" ? /^scope: / : /^$/, "")
     .replace(/\.$/, "");
   return oneLine(`${error.code}: ${message}.${saved}${next ? ` ${next}` : ""}`);
 }

@@ -36,17 +36,14 @@ export const moveOf = (r: MoveResult): MoveOut => ({
 /** A checkpoint as a line names it: `cp_abc "before the refactor"`. */
 export const named = (c: { id: string; name: string | null }): string => (c.name ? `${c.id} ${JSON.stringify(c.name)}` : c.id);
 
-/** Characters that would break a line, or hide in one, as the CLI escapes them (see `UNSAFE_TEXT`). */
-const UNSAFE = UNSAFE_TEXT;
-
 const escaped = (c: string): string =>
   c === "\n" ? "\\n" : c === "\r" ? "\\r" : c === "\t" ? "\\t" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
 /** `text` on one line: each character that would break it (or hide in it) written as its JSON escape. */
-export const oneLine = (text: string): string => text.replace(UNSAFE, escaped);
+export const oneLine = (text: string): string => text.replace(UNSAFE_TEXT, escaped);
 
 /** A file name as a line shows it: as is, or quoted as a JSON string when it holds such a character. */
-export const shownPath = (path: string): string => (path.search(UNSAFE) >= 0 ? `"${oneLine(path.replace(/["\\]/g, "\\$&"))}"` : path);
+export const shownPath = (path: string): string => (path.search(UNSAFE_TEXT) >= 0 ? `"${oneLine(path.replace(/["\\]/g, "\\$&"))}"` : path);
 
 /** Up to `max` paths, then how many more: a line stays a line whatever the change. */
 export function paths(list: readonly string[], max = 5): string {

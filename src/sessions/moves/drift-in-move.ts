@@ -1,6 +1,7 @@
 // What changed in the files while a move ran, outside its calls' files (a save by hand, a log an undo writes), is drift
 // its files step leaves as it is; unless a crash interrupted one of its steps (that step may have made it), or a replay
 // still to run writes it (the replay would overwrite it unsaved): the files step is then refused.
+import { shownNames } from "../../models/unsafe-text.js";
 import { ConflictError } from "../../models/errors.js";
 import type { MoveStepRow, Step, Tx } from "../../store/port/index.js";
 import type { EngineContext } from "../core/context.js";
@@ -90,7 +91,7 @@ export function refuseReplayOver(
       "WORKSPACE_DRIFT",
     );
   }
-  const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");
+  const shown = shownNames(over);
   throw new ConflictError(
     `the workspace ${dir} changed while this move ran (${shown}), and ${replays === "all" ? "a call it replays next may write" : "a call it replays next writes"} ` +
       `${over.length === 1 ? "it" : "them"}; take a checkpoint to keep those changes, then move again (or move again with force: true, ` +

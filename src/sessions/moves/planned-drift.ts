@@ -1,5 +1,6 @@
 // What a planned move's tool calls do to the workspace's files, worked out without running them (see `plan`): the hand
 // edits a move's undos put back, and the drift a "conversation" move's undos and replays would write over.
+import { shownNames } from "../../models/unsafe-text.js";
 import type { ToolInvocation } from "../../models/types.js";
 import type { SessionRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
@@ -203,7 +204,7 @@ export async function putBackFiles(
 export function replayOver(dir: string, kept: readonly string[], replays: ReadonlySet<string> | "all"): string | undefined {
   const over = replays === "all" ? kept : kept.filter((p) => reaches(replays, p));
   if (over.length === 0) return undefined;
-  const shown = over.slice(0, 10).join(", ") + (over.length > 10 ? `, and ${over.length - 10} more` : "");
+  const shown = shownNames(over);
   return (
     `this move's undos put back changes made by hand to ${shown} in the workspace ${dir}, and ` +
     `${replays === "all" ? "a call it replays may write" : "a call it replays writes"} ${over.length === 1 ? "it" : "them"}: ` +

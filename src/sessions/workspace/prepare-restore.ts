@@ -38,9 +38,6 @@ function hashOrNull(root: string, path: string): string | null {
 /** Contents a prepared restore keeps in memory; past this, they are checked, dropped, and read again to be written. */
 const KEEP_BYTES = 64 << 20;
 
-/** Paths shown in a drift refusal: the first ten, and how many more. */
-const shownPaths = shownNames;
-
 /**
  * Everything a restore needs, checked before anything moves: no move of the session running its tools, no drift
  * (files changed outside forkpoint since it last saw them), every content present and intact, no symbolic link or
@@ -78,7 +75,7 @@ export async function prepareRestore(
   if (drifted.length > 0 && !allowDrift) {
     const unknown = await ctx.store.read((tx) => interruptedCalls(tx, ws.sessionId));
     throw new ConflictError(
-      `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shownPaths(drifted)}); ` +
+      `the workspace ${ws.dir} changed outside forkpoint since it last saw it (${shownNames(drifted)}); ` +
         (unknown.length === 0
           ? "take a checkpoint to keep those changes, then move"
           : `a crash interrupted the undo or replay of ${unknown.join(", ")} (reported unknown), which may have made them: ` +
@@ -134,7 +131,7 @@ function foreignPaths(dir: string, changes: readonly FileChange[]): string[] {
 }
 
 const foreignText = (foreign: readonly string[]) =>
-  `${shownPaths(foreign)} would be overwritten, and forkpoint does not capture ${foreign.length === 1 ? "it" : "them"} now ` +
+  `${shownNames(foreign)} would be overwritten, and forkpoint does not capture ${foreign.length === 1 ? "it" : "them"} now ` +
   `(ignored, or not a file it can store); move ${foreign.length === 1 ? "it" : "them"} away, then move`;
 
 function* prepareRestoreUnit(
