@@ -416,9 +416,15 @@ function* startStepUnit(tx: Tx, ctx: EngineContext, sessionId: string, step: Mov
  * own doing, never a save by hand during the move that a later step would stop at or give way to.
  */
 function* undoneWhereNamed(tx: Tx, sessionId: string, step: MoveStepRow, row: ToolRow, paths: string[] | undefined) {
-  if (paths?.length !== 0) return paths;
+  if (paths === undefined) return paths;
   const ws = yield* tx.getWorkspace(sessionId);
-  return ws ? namedPaths(ws.dir, toToolInvocation(row).args) : paths;
+  if (!ws) return paths;
+  const named = namedPaths(ws.dir, toToolInvocation(row).args);
+  if (paths.length === 0) return named;
+  // A folder its arguments name above a file its run wrote (it made that folder): undone or run again, it changes
+  // what stands there (a file a later restore put back), which the drift check before the move weighed too.
+  const above = named.filter((n) => !paths.includes(n) && paths.some((p) => p.startsWith(`${n}/`)));
+  return above.length === 0 ? paths : [...paths, ...above];
 }
 
 /** Whether applied call `row` is applied by a replay (its result kept for that application), not by its first run. */
