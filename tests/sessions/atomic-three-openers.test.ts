@@ -107,6 +107,39 @@ describe("atomic blocks of three openers", () => {
     }
   });
 
+  it("a block begun on a branch another block's rollback made among a failed block's writes brings none back", async () => {
+    const [a, b] = await threeOpeners();
+    const aWrote = latch(),
+      bBegan = latch(),
+      aDone = latch();
+    // A writes; B's first block fails after it (its rollback branch holds A's write); B's second block begins there;
+    // A fails, then B's second block: neither brings A's write back.
+    const first = a.atomic(async () => {
+      await a.append({ role: "user", content: "A" });
+      await a.setState((p) => ({ ...(p as object), A: 1 }));
+      aWrote.open();
+      await bBegan.opened;
+      throw new Error("A failed");
+    });
+    await aWrote.opened;
+    const once = b.atomic(async () => {
+      await b.append({ role: "user", content: "B1" });
+      throw new Error("B1 failed");
+    });
+    expect((await rejectionOf(once)).message).toBe("B1 failed");
+    expect(await conversation(b)).toEqual({ history: ["start", "A"], state: { start: 1, A: 1 } });
+    const second = b.atomic(async () => {
+      bBegan.open();
+      await aDone.opened;
+      throw new Error("B2 failed");
+    });
+    expect((await rejectionOf(first)).message).toBe("A failed");
+    aDone.open();
+    expect((await rejectionOf(second)).message).toBe("B2 failed");
+    expect(await conversation(a)).toEqual({ history: ["start"], state: { start: 1 } });
+    expect(await conversation(b)).toEqual({ history: ["start"], state: { start: 1 } });
+  });
+
   it("another opener's block that writes nothing while a block fails keeps all its writes", async () => {
     const [a, b] = await threeOpeners();
     const aHalf = latch(),

@@ -79,7 +79,7 @@ export function* landingOf(tx: Tx, branch: BranchRow): Step<Landing> {
 function* forkedAmongWrites(tx: Tx, branch: BranchRow, by: string): Step<boolean> {
   if (!branch.parentId) return false;
   const parent = yield* tx.branchContinuation(branch.parentId);
-  return parent?.byBranchId === by && (yield* beforeFailedWrites(tx, branch.parentId, branch.forkPosition)) !== undefined;
+  return parent?.byBranchId === by && (yield* failedWritesAt(tx, branch.parentId, branch.forkPosition)) !== undefined;
 }
 
 /**
@@ -184,9 +184,22 @@ export interface EarlierFork {
  * first and failed first): its rollback forks where that block's rollback did, before them, so that it brings none of
  * that block's writes back. Those writes are on the branch the other block ran on, after its rollback's fork, or on
  * another branch it wrote on (the first one's rollback branch, where a third block failed before it), after that
- * branch's head when it first wrote there. Undefined when the checkpoint is not among such writes.
+ * branch's head when it first wrote there; or the checkpoint's branch forks among them (a third block's rollback made
+ * it while the other ran), its lineage holding them. Undefined when the checkpoint is not among such writes.
  */
 export function* beforeFailedWrites(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
+  for (let hop = 0; hop < MAX_HOPS; hop++) {
+    const found = yield* failedWritesAt(tx, branchId, position);
+    if (found) return found;
+    const branch = yield* tx.getBranch(branchId);
+    if (!branch?.parentId) return undefined;
+    [branchId, position] = [branch.parentId, branch.forkPosition];
+  }
+  return undefined;
+}
+
+/** As `beforeFailedWrites`, for failed writes on branch `branchId` itself. */
+function* failedWritesAt(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
   const next = yield* tx.branchContinuation(branchId);
   if (!next || position > next.atPosition) return undefined;
   const by = yield* tx.getBranch(next.byBranchId);
