@@ -189,21 +189,26 @@ export interface EarlierFork {
  */
 export function* beforeFailedWrites(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
   for (let hop = 0; hop < MAX_HOPS; hop++) {
-    const found = yield* failedWritesAt(tx, branchId, position);
+    const found = yield* failedWritesAt(tx, branchId, position, hop > 0);
     if (found) return found;
     const branch = yield* tx.getBranch(branchId);
     if (!branch?.parentId) return undefined;
-    [branchId, position] = [branch.parentId, branch.forkPosition];
+    // The lineage holds the parent's entries up to the fork, or up to `position` when that is before it.
+    [branchId, position] = [branch.parentId, Math.min(position, branch.forkPosition)];
   }
   return undefined;
 }
 
-/** As `beforeFailedWrites`, for failed writes on branch `branchId` itself. */
-function* failedWritesAt(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
+/**
+ * As `beforeFailedWrites`, for failed writes on branch `branchId` itself. `known`: only where they are known to begin
+ * (an ancestor of the checkpoint's branch, whose entries before the block's first write there are no block's).
+ */
+function* failedWritesAt(tx: Tx, branchId: string, position: number, known = false): Step<EarlierFork | undefined> {
   const next = yield* tx.branchContinuation(branchId);
   if (!next || position > next.atPosition) return undefined;
   const by = yield* tx.getBranch(next.byBranchId);
   if (!by?.parentId) return undefined;
+  if (known && by.parentId !== branchId && next.fromPosition === null) return undefined;
   const from = by.parentId === branchId ? by.forkPosition : (next.fromPosition ?? (yield* tx.getBranch(branchId))?.forkPosition);
   if (from === undefined || position <= from) return undefined;
   return { branchId: by.parentId, position: by.forkPosition, entryId: by.forkEntryId, checkpointId: by.forkCheckpointId };
