@@ -20,6 +20,20 @@ const cases: { schedule: string; history: string[]; why: string }[] = [
     why: "a checkpoint whose lineage holds writes of a block that failed first",
   },
   {
+    // B's outer block fails where its inner one's rollback left the session (no branch made): its writes begin at its
+    // checkpoint, not at the start of the branch it began on, so A's earlier checkpoint holds none of them.
+    schedule: "A+ Aw C+ B+ Cw C! B+ Bw B! B! A!",
+    history: [],
+    why: "a checkpoint before a failed block whose rollback made no branch",
+  },
+  {
+    // D's checkpoint is among B's failed writes; B's rollback went among A's, which failed later: D follows both.
+    schedule: "A+ Aw B+ C+ Aw C! Bw D+ B! A! D!",
+    history: [],
+    why: "a checkpoint among failed writes whose rollback went among another's",
+  },
+  { schedule: "B+ C+ C+ D+ Cw C! Cw D+ Bw C! B! D! D.", history: [], why: "a nested block's checkpoint among chained failed writes" },
+  {
     // The branch the last block began on forks the first failed block's rollback branch before anything was written.
     schedule: "A+ C+ B+ A+ C+ Aw A! A. B+ Cw B! B. C! Cw C. C+ C+ C! C.",
     history: ["C:2"],

@@ -168,7 +168,8 @@ function* failedWritesFrom(tx: Tx, id: string, from: number | undefined): Step<n
   if (!earlier || earlier.atPosition < from) return from;
   if (earlier.fromPosition !== null) return Math.min(earlier.fromPosition, from);
   const by = yield* tx.getBranch(earlier.byBranchId);
-  return by?.parentId === id ? Math.min(by.forkPosition, from) : from;
+  // Where the earlier block's writes there begin is not recorded (a branch it made): nor is where both blocks' do.
+  return by?.parentId === id ? Math.min(by.forkPosition, from) : undefined;
 }
 
 /** Where a failed block's rollback forks instead of its checkpoint: the fork of the branch continuing an earlier one. */
@@ -188,8 +189,21 @@ export interface EarlierFork {
  * it while the other ran), its lineage holding them. Undefined when the checkpoint is not among such writes.
  */
 export function* beforeFailedWrites(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
+  let found: EarlierFork | undefined;
+  // Where that block's rollback went may be among the writes of a block that failed after it: followed on.
   for (let hop = 0; hop < MAX_HOPS; hop++) {
-    const found = yield* failedWritesAt(tx, branchId, position, hop > 0);
+    const next = yield* inLineage(tx, branchId, position);
+    if (!next) return found;
+    found = next;
+    [branchId, position] = [next.branchId, next.position];
+  }
+  return found;
+}
+
+/** As `beforeFailedWrites`, one block's: the first failed writes the lineage up to `position` on `branchId` holds. */
+function* inLineage(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
+  for (let hop = 0; hop < MAX_HOPS; hop++) {
+    const found = yield* failedWritesAt(tx, branchId, position);
     if (found) return found;
     const branch = yield* tx.getBranch(branchId);
     if (!branch?.parentId) return undefined;
@@ -200,16 +214,22 @@ export function* beforeFailedWrites(tx: Tx, branchId: string, position: number):
 }
 
 /**
- * As `beforeFailedWrites`, for failed writes on branch `branchId` itself. `known`: only where they are known to begin
- * (an ancestor of the checkpoint's branch, whose entries before the block's first write there are no block's).
+ * As `beforeFailedWrites`, for failed writes on branch `branchId` itself: after the rollback's fork on the branch the
+ * block ran on, after the head the block first found on another, and where that is not recorded (a rollback that made
+ * no branch, or one recorded before starts were) after the rollback's fork entry, as `writtenByFailedBlock` reads them.
  */
-function* failedWritesAt(tx: Tx, branchId: string, position: number, known = false): Step<EarlierFork | undefined> {
+function* failedWritesAt(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
   const next = yield* tx.branchContinuation(branchId);
   if (!next || position > next.atPosition) return undefined;
   const by = yield* tx.getBranch(next.byBranchId);
   if (!by?.parentId) return undefined;
-  if (known && by.parentId !== branchId && next.fromPosition === null) return undefined;
-  const from = by.parentId === branchId ? by.forkPosition : (next.fromPosition ?? (yield* tx.getBranch(branchId))?.forkPosition);
-  if (from === undefined || position <= from) return undefined;
+  if (by.parentId === branchId ? position <= by.forkPosition : next.fromPosition !== null && position <= next.fromPosition)
+    return undefined;
+  if (by.parentId !== branchId && next.fromPosition === null) {
+    const branch = yield* tx.getBranch(branchId);
+    const at = branch ? yield* entryAt(tx, branch, position) : undefined;
+    const forkSeq = by.forkEntryId ? ((yield* tx.getEntry(by.forkEntryId))?.seq ?? 0) : 0;
+    if (!at || at.seq <= forkSeq) return undefined;
+  }
   return { branchId: by.parentId, position: by.forkPosition, entryId: by.forkEntryId, checkpointId: by.forkCheckpointId };
 }
