@@ -54,3 +54,27 @@ for (const { schedule, history, why } of cases)
     expect(Object.keys((await s.getState()) ?? {}).sort()).toEqual([...history].sort());
     expect((await fp.verify()).ok).toBe(true);
   });
+
+it("a block on a branch a rollback made to a checkpoint inside a failed block rolls back to its own checkpoint", async () => {
+  const { fp } = dbs.open();
+  const s = await fp.createSession({ userId: "u" });
+  await s.append({ role: "user", content: "start" });
+  let inside: { id: string } | undefined;
+  const failed = s.atomic(async () => {
+    await s.append({ role: "user", content: "F1" });
+    inside = await s.checkpoint({ name: "inside F" });
+    await s.append({ role: "user", content: "F2" });
+    throw new Error("F failed");
+  });
+  await expect(failed).rejects.toThrow("F failed");
+  // The user brings F's first write back on purpose, and goes on from there.
+  await s.rollback(inside!.id);
+  await s.append({ role: "user", content: "kept" });
+  await expect(
+    s.atomic(async () => {
+      await s.append({ role: "user", content: "G1" });
+      throw new Error("G failed");
+    }),
+  ).rejects.toThrow("G failed");
+  expect((await s.history()).map((m) => m.content)).toEqual(["start", "F1", "kept"]);
+});

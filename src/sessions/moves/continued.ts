@@ -202,27 +202,32 @@ export function* beforeFailedWrites(tx: Tx, branchId: string, position: number):
 
 /** As `beforeFailedWrites`, one block's: the first failed writes the lineage up to `position` on `branchId` holds. */
 function* inLineage(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
+  let madeAt: number | undefined;
   for (let hop = 0; hop < MAX_HOPS; hop++) {
-    const found = yield* failedWritesAt(tx, branchId, position);
+    const found = yield* failedWritesAt(tx, branchId, position, madeAt);
     if (found) return found;
     const branch = yield* tx.getBranch(branchId);
     if (!branch?.parentId) return undefined;
     // The lineage holds the parent's entries up to the fork, or up to `position` when that is before it.
     [branchId, position] = [branch.parentId, Math.min(position, branch.forkPosition)];
+    madeAt = Math.max(madeAt ?? branch.createdAt, branch.createdAt);
   }
   return undefined;
 }
 
 /**
- * As `beforeFailedWrites`, for failed writes on branch `branchId` itself: after the rollback's fork on the branch the
+ * As `beforeFailedWrites`, for failed writes on branch `branchId` itself (reached through branches forked from it, the
+ * newest made at `madeAt`): after the rollback's fork on the branch the
  * block ran on, after the head the block first found on another, and where that is not recorded (a rollback that made
  * no branch, or one recorded before starts were) after the rollback's fork entry, as `writtenByFailedBlock` reads them.
  */
-function* failedWritesAt(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
+function* failedWritesAt(tx: Tx, branchId: string, position: number, madeAt?: number): Step<EarlierFork | undefined> {
   const next = yield* tx.branchContinuation(branchId);
   if (!next || position > next.atPosition) return undefined;
   const by = yield* tx.getBranch(next.byBranchId);
   if (!by?.parentId) return undefined;
+  // A branch forked there once that block had failed (a rollback to a checkpoint it took) holds its writes by choice.
+  if (madeAt !== undefined && madeAt > by.createdAt) return undefined;
   if (by.parentId === branchId ? position <= by.forkPosition : next.fromPosition !== null && position <= next.fromPosition)
     return undefined;
   if (by.parentId !== branchId && next.fromPosition === null) {
