@@ -45,7 +45,7 @@ function* rollbackSpec(
   const cp = read.checkpoint;
   const verified = yield* verifyCheckpointAnchor(tx, cp, read);
   // A failed block's checkpoint among the writes of another failed block (which began before it): forked before them.
-  const earlier = unrecorded ? yield* beforeFailedWrites(tx, cp.branchId, cp.position) : undefined;
+  const earlier = unrecorded ? yield* beforeFailedWrites(tx, cp.branchId, cp.position, cp.createdAt) : undefined;
   const anchor = earlier ? (earlier.entryId ? yield* tx.getEntry(earlier.entryId) : undefined) : verified.anchor;
   const target = earlier ? { branchId: earlier.branchId, position: earlier.position } : { branchId: cp.branchId, position: cp.position };
   const fork = earlier

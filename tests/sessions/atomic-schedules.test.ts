@@ -78,3 +78,39 @@ it("a block on a branch a rollback made to a checkpoint inside a failed block ro
   ).rejects.toThrow("G failed");
   expect((await s.history()).map((m) => m.content)).toEqual(["start", "F1", "kept"]);
 });
+
+it("a block begun after a failure on a branch entered as it is rolls back to its own checkpoint", async () => {
+  const { fp, path } = dbs.open();
+  const a = await fp.createSession({ userId: "u" });
+  await a.append({ role: "user", content: "start" });
+  const b = await dbs.open({ path }).fp.getSession(a.id, { userId: "u" });
+  let bFailed!: () => void;
+  const bDone = new Promise<void>((resolve) => (bFailed = resolve));
+  const failed = a.atomic(async () => {
+    await a.append({ role: "user", content: "A" });
+    await bDone;
+    throw new Error("A failed");
+  });
+  // B's block fails after A's write: its rollback branch holds it, made while A's block ran.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  while ((await b.history()).length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+  await expect(
+    b.atomic(async () => {
+      await b.append({ role: "user", content: "B" });
+      throw new Error("B failed");
+    }),
+  ).rejects.toThrow("B failed");
+  const made = (await b.info()).currentBranchId;
+  bFailed();
+  await expect(failed).rejects.toThrow("A failed");
+  // That branch is entered as it is (another opener made it), and a block begun there afterwards goes back there.
+  await b.switchBranch(made);
+  expect((await b.history()).map((m) => m.content)).toEqual(["start", "A"]);
+  await expect(
+    b.atomic(async () => {
+      await b.append({ role: "user", content: "G" });
+      throw new Error("G failed");
+    }),
+  ).rejects.toThrow("G failed");
+  expect((await b.history()).map((m) => m.content)).toEqual(["start", "A"]);
+});

@@ -178,6 +178,8 @@ export interface EarlierFork {
   position: number;
   entryId: string | null;
   checkpointId: string | null;
+  /** When that rollback made its branch (the block failed then). */
+  at: number;
 }
 
 /**
@@ -188,46 +190,45 @@ export interface EarlierFork {
  * branch's head when it first wrote there; or the checkpoint's branch forks among them (a third block's rollback made
  * it while the other ran), its lineage holding them. Undefined when the checkpoint is not among such writes.
  */
-export function* beforeFailedWrites(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
+export function* beforeFailedWrites(tx: Tx, branchId: string, position: number, since: number): Step<EarlierFork | undefined> {
   let found: EarlierFork | undefined;
   // Where that block's rollback went may be among the writes of a block that failed after it: followed on.
   for (let hop = 0; hop < MAX_HOPS; hop++) {
-    const next = yield* inLineage(tx, branchId, position);
+    const next = yield* inLineage(tx, branchId, position, since);
     if (!next) return found;
     found = next;
-    [branchId, position] = [next.branchId, next.position];
+    [branchId, position, since] = [next.branchId, next.position, next.at];
   }
   return found;
 }
 
-/** As `beforeFailedWrites`, one block's: the first failed writes the lineage up to `position` on `branchId` holds. */
-function* inLineage(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
-  let madeAt: number | undefined;
+/**
+ * As `beforeFailedWrites`, one block's: the first failed writes the lineage up to `position` on `branchId` holds. Those
+ * on an ancestor count only for a block that failed after `since` (the checkpoint was taken while it ran): a lineage
+ * entered or made once it had failed (a switch, a rollback to a checkpoint it took) holds its writes by choice.
+ */
+function* inLineage(tx: Tx, branchId: string, position: number, since: number): Step<EarlierFork | undefined> {
   for (let hop = 0; hop < MAX_HOPS; hop++) {
-    const found = yield* failedWritesAt(tx, branchId, position, madeAt);
-    if (found) return found;
+    const found = yield* failedWritesAt(tx, branchId, position);
+    if (found && (hop === 0 || found.at >= since)) return found;
     const branch = yield* tx.getBranch(branchId);
     if (!branch?.parentId) return undefined;
     // The lineage holds the parent's entries up to the fork, or up to `position` when that is before it.
     [branchId, position] = [branch.parentId, Math.min(position, branch.forkPosition)];
-    madeAt = Math.max(madeAt ?? branch.createdAt, branch.createdAt);
   }
   return undefined;
 }
 
 /**
- * As `beforeFailedWrites`, for failed writes on branch `branchId` itself (reached through branches forked from it, the
- * newest made at `madeAt`): after the rollback's fork on the branch the
+ * As `beforeFailedWrites`, for failed writes on branch `branchId` itself: after the rollback's fork on the branch the
  * block ran on, after the head the block first found on another, and where that is not recorded (a rollback that made
  * no branch, or one recorded before starts were) after the rollback's fork entry, as `writtenByFailedBlock` reads them.
  */
-function* failedWritesAt(tx: Tx, branchId: string, position: number, madeAt?: number): Step<EarlierFork | undefined> {
+function* failedWritesAt(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
   const next = yield* tx.branchContinuation(branchId);
   if (!next || position > next.atPosition) return undefined;
   const by = yield* tx.getBranch(next.byBranchId);
   if (!by?.parentId) return undefined;
-  // A branch forked there once that block had failed (a rollback to a checkpoint it took) holds its writes by choice.
-  if (madeAt !== undefined && madeAt > by.createdAt) return undefined;
   if (by.parentId === branchId ? position <= by.forkPosition : next.fromPosition !== null && position <= next.fromPosition)
     return undefined;
   if (by.parentId !== branchId && next.fromPosition === null) {
@@ -236,5 +237,6 @@ function* failedWritesAt(tx: Tx, branchId: string, position: number, madeAt?: nu
     const forkSeq = by.forkEntryId ? ((yield* tx.getEntry(by.forkEntryId))?.seq ?? 0) : 0;
     if (!at || at.seq <= forkSeq) return undefined;
   }
-  return { branchId: by.parentId, position: by.forkPosition, entryId: by.forkEntryId, checkpointId: by.forkCheckpointId };
+  const fork = { branchId: by.parentId, position: by.forkPosition, entryId: by.forkEntryId, checkpointId: by.forkCheckpointId };
+  return { ...fork, at: by.createdAt };
 }
