@@ -34,6 +34,13 @@ const cases: { schedule: string; history: string[]; why: string }[] = [
   },
   { schedule: "B+ C+ C+ D+ Cw C! Cw D+ Bw C! B! D! D.", history: [], why: "a nested block's checkpoint among chained failed writes" },
   {
+    // B's rollback forks at C's checkpoint while C runs; A writes there and begins a block; C fails, then A's block.
+    schedule: "C+ B+ Bw B! A+ Aw A. A+ Aw C! Aw A!",
+    history: [],
+    why: "a checkpoint on a branch another block's rollback forked at the failed block's checkpoint",
+  },
+  { schedule: "C+ A+ Aw A. A+ Aw C! Aw A!", history: [], why: "a checkpoint among what a failed block took back on its own branch" },
+  {
     // The branch the last block began on forks the first failed block's rollback branch before anything was written.
     schedule: "A+ C+ B+ A+ C+ Aw A! A. B+ Cw B! B. C! Cw C. C+ C+ C! C.",
     history: ["C:2"],

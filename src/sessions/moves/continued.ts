@@ -208,12 +208,14 @@ export function* beforeFailedWrites(tx: Tx, branchId: string, position: number, 
  * entered or made once it had failed (a switch, a rollback to a checkpoint it took) holds its writes by choice.
  */
 function* inLineage(tx: Tx, branchId: string, position: number, since: number): Step<EarlierFork | undefined> {
+  let forkedAt: number | undefined;
   for (let hop = 0; hop < MAX_HOPS; hop++) {
-    const found = yield* failedWritesAt(tx, branchId, position);
+    const found = yield* failedWritesAt(tx, branchId, position, forkedAt);
     if (found && (hop === 0 || found.at >= since)) return found;
     const branch = yield* tx.getBranch(branchId);
     if (!branch?.parentId) return undefined;
     // The lineage holds the parent's entries up to the fork, or up to `position` when that is before it.
+    forkedAt = position >= branch.forkPosition ? branch.createdAt : undefined;
     [branchId, position] = [branch.parentId, Math.min(position, branch.forkPosition)];
   }
   return undefined;
@@ -224,13 +226,18 @@ function* inLineage(tx: Tx, branchId: string, position: number, since: number): 
  * block ran on, after the head the block first found on another, and where that is not recorded (a rollback that made
  * no branch, or one recorded before starts were) after the rollback's fork entry, as `writtenByFailedBlock` reads them.
  */
-function* failedWritesAt(tx: Tx, branchId: string, position: number): Step<EarlierFork | undefined> {
+function* failedWritesAt(tx: Tx, branchId: string, position: number, forkedAt?: number): Step<EarlierFork | undefined> {
   const next = yield* tx.branchContinuation(branchId);
   if (!next || position > next.atPosition) return undefined;
   const by = yield* tx.getBranch(next.byBranchId);
   if (!by?.parentId) return undefined;
-  if (by.parentId === branchId ? position <= by.forkPosition : next.fromPosition !== null && position <= next.fromPosition)
-    return undefined;
+  if (by.parentId === branchId ? position <= by.forkPosition : next.fromPosition !== null && position <= next.fromPosition) {
+    // A branch forked at the block's checkpoint while it ran (another opener's rollback there): what was written on it
+    // after is what the block's rollback took back too.
+    if (forkedAt === undefined || by.parentId !== branchId || position !== by.forkPosition || !by.forkCheckpointId) return undefined;
+    const checkpoint = yield* tx.getCheckpoint(by.forkCheckpointId);
+    if (!checkpoint || forkedAt <= checkpoint.createdAt) return undefined;
+  }
   if (by.parentId !== branchId && next.fromPosition === null) {
     const branch = yield* tx.getBranch(branchId);
     const at = branch ? yield* entryAt(tx, branch, position) : undefined;
