@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Checkpoint, type Message, type RecoveryReport, type ToolInvocation } from "../../src/index.js";
-import { readLog, writeFileTool } from "../fixtures/file-tools.js";
+import { readJsonLines, readLog, writeFileTool } from "../fixtures/file-tools.js";
 import { makeTempDir, removeDir } from "../helpers.js";
 import { prng } from "../fixtures/prng.js";
 import { expireLeases, onPooler, onPostgres, openForkpoint, sqlOn } from "../fixtures/backend.js";
@@ -60,14 +60,8 @@ interface Stats {
 }
 
 function readAcks(file: string): Ack[] {
-  if (!fs.existsSync(file)) return [];
-  const text = fs.readFileSync(file, "utf8");
-  // Only complete lines count: a line is acknowledged once its newline is written.
-  return text
-    .split("\n")
-    .slice(0, -1)
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as Ack);
+  // Only complete lines count: a line is acknowledged once its newline is written. A line torn by a kill is not.
+  return readJsonLines<Ack>(file).records;
 }
 
 /**
