@@ -1,16 +1,14 @@
 // Two processes rolling one session's conversation and files back at the same moment: the one refused because the
 // other's restore is under way changes nothing for good, leaves no move journaled, and never runs later.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
 import type { Forkpoint } from "../../src/index.js";
 import { openForkpoint, sqlOn } from "../fixtures/backend.js";
-import { nodeArgs } from "../fixtures/compiled.js";
+import { roller } from "../fixtures/roller.js";
 import { makeTempDir, removeDir } from "../helpers.js";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const ROUNDS = 12;
 const children: ChildProcess[] = [];
 let fp: Forkpoint | undefined;
@@ -21,35 +19,6 @@ afterEach(async () => {
   await fp?.close();
   if (dir) removeDir(dir);
 });
-
-/** A child that rolls back on cue; `cue(id, scope)` resolves with what it was told. */
-async function roller(db: string, sessionId: string) {
-  const script = path.join(repoRoot, "tests/fixtures/rollback-on-cue.ts");
-  const proc = spawn(process.execPath, [...nodeArgs(script), db, sessionId, "u"], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
-  children.push(proc);
-  const lines: string[] = [];
-  let out = "";
-  proc.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-    const parts = out.split("\n");
-    out = parts.pop()!;
-    lines.push(...parts);
-  });
-  const next = async () => {
-    for (let i = 0; lines.length === 0; i++) {
-      if (proc.exitCode !== null || i > 12_000) throw new Error("the child stopped answering");
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    return lines.shift()!;
-  };
-  expect(await next()).toBe("ready");
-  return {
-    cue: async (checkpointId: string, scope = "both") => {
-      proc.stdin.write(`${checkpointId} ${scope}\n`);
-      return JSON.parse(await next()) as { ok?: true; code?: string };
-    },
-  };
-}
 
 for (const other of ["both", "files"])
   it(`a both rollback racing a ${other} one, refused for its restore, leaves nothing journaled: the session moves on`, async () => {
@@ -67,7 +36,7 @@ for (const other of ["both", "files"])
     fs.writeFileSync(path.join(ws, "a.txt"), "two\n");
     for (let i = 0; i < 200; i++) fs.writeFileSync(path.join(ws, `f${i}.txt`), `two ${i}\n`.repeat(50));
     const two = await s.checkpoint({ name: "two" });
-    const [a, b] = await Promise.all([roller(db, s.id), roller(db, s.id)]);
+    const [a, b] = await Promise.all([roller(db, s.id, children), roller(db, s.id, children)]);
     for (let round = 0; round < ROUNDS; round++) {
       const told = await Promise.all([a.cue(one.id), b.cue(one.id, other)]);
       for (const t of told) if (!t.ok) expect(t.code).toBe("MOVE_IN_PROGRESS");

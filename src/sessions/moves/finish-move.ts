@@ -105,7 +105,7 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
   }
   // A block's own move keeps the undone moves' rows: its failure takes the move back, and they are to redo again.
   const keepUndone = stack !== undefined;
-  const top = yield* recordInHistory(tx, spec, { branchId: branchRow.id, position: head }, now, keepUndone);
+  const top = yield* recordInHistory(tx, spec, { branchId: branchRow.id, position: head }, now, keepUndone, moveId !== null);
   yield* tx.setCurrentBranch(spec.sessionId, branchRow.id, now, top, keepUndone);
   if (spec.unrecorded) yield* takeBackBlockMoves(tx, spec.sessionId, spec.blockMoves);
   yield* noteStackChange(ctx, tx, spec.sessionId, stack);

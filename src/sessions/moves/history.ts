@@ -48,15 +48,35 @@ export function moveEvent(spec: MoveSpec): "rollback" | "edit" | "switch" | "und
  * rollback, `unrecorded`, is no row: the user did not make it). A move recorded on the branch it made is not written
  * here: its ref is returned, for `setCurrentBranch` to write with the session row.
  */
-export function* recordInHistory(tx: Tx, spec: MoveSpec, to: MoveTarget, at: number, keepUndone = false): Step<string | undefined> {
+export function* recordInHistory(
+  tx: Tx,
+  spec: MoveSpec,
+  to: MoveTarget,
+  at: number,
+  keepUndone = false,
+  journaled = false,
+): Step<string | undefined> {
   if (spec.history) {
     const { op, ref, kind, ends } = spec.history;
     // The per-session write lock already serializes undo and redo; this catches a history changed under the move.
-    if (!(yield* tx.setMoveUndone(spec.sessionId, ref, op, ends)))
-      throw new ConflictError(
-        `the move to ${op} was ${op === "undo" ? "undone" : "redone"} meanwhile`,
-        op === "undo" ? "NOTHING_TO_UNDO" : "NOTHING_TO_REDO",
-      );
+    if (!(yield* tx.setMoveUndone(spec.sessionId, ref, op, ends))) {
+      if (!journaled || !spec.from)
+        throw new ConflictError(
+          `the move to ${op} was ${op === "undo" ? "undone" : "redone"} meanwhile`,
+          op === "undo" ? "NOTHING_TO_UNDO" : "NOTHING_TO_REDO",
+        );
+      // Its steps ran (files restored, calls undone): it lands, as the switch it is, which undo takes back. Refused
+      // here, it would stay journaled, and every later move of the session would be refused over it.
+      yield* tx.insertEvent({
+        sessionId: spec.sessionId,
+        kind: "switch",
+        refId: to.branchId,
+        branchId: to.branchId,
+        detail: `switched to branch ${to.branchId}`,
+        createdAt: at,
+      });
+      return yield* recordInHistory(tx, { ...spec, history: undefined, kind: "switch" }, to, at, keepUndone);
+    }
     yield* tx.insertEvent({
       sessionId: spec.sessionId,
       kind: op,

@@ -236,8 +236,9 @@ function* performMoveUnit(
   // Files are restored under no tool that still runs (its files would be overwritten under it).
   if (session.hasTools) yield* refuseLiveCalls(ctx, tx, session.id);
   if (!holdsRunTurn(ws.dir)) {
-    // Another move running its tools holds the turn until it ends: refused now, as its restore would be.
-    if (session.hasTools) yield* refuseConcurrentMove(ctx, tx, session.id);
+    // Another move under way (its tools, or its restore) holds the turn until it ends: refused now, before any drift
+    // is saved, as its journaling would be.
+    yield* refuseConcurrentMove(ctx, tx, session.id);
     return { turn: ws.dir };
   }
   if (selfSteps !== undefined) {
@@ -382,7 +383,9 @@ function* moveConversationUnit(
     if (recorded) return { spec: null, plan: NOTHING_TO_MOVE.steps, done: recorded.value, moveId: null, answered: true };
   }
   yield* checkIfAt(tx, session, w.ifAt);
-  if (session.hasTools) yield* refuseActivity(ctx, tx, session.id);
+  // A move of another process under way (a session with a workspace journals its restores, with no tool too) finishes
+  // first: one journaled after it began would change the session, and the undo history, under it.
+  if (session.hasTools || session.hasWorkspace) yield* refuseActivity(ctx, tx, session.id);
   // A move that may run tools on the workspace plans and runs holding its run turn: asked for before anything is written.
   if (session.hasTools && session.hasWorkspace) {
     const ws = yield* tx.getWorkspace(session.id);
