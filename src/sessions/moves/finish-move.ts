@@ -5,7 +5,7 @@ import type { EngineContext } from "../core/context.js";
 import { toBranch, toMessage, toToolInvocation } from "../core/rows.js";
 import { headOfEntry } from "../core/head.js";
 import { autoCheckpointAfterMessage, writeEntry } from "../log/writer.js";
-import { branchMove, moveEvent, recordInHistory } from "./history.js";
+import { branchMove, insertSwitchEvent, moveEvent, recordInHistory } from "./history.js";
 import { continueFailedBlock } from "./continued.js";
 import { noteBlockBranch } from "../core/block-scope.js";
 import { noteStackChange, stackBeforeMove, takeBackBlockMoves } from "./block-history.js";
@@ -94,14 +94,7 @@ export function* finishMoveTx(ctx: EngineContext, tx: Tx, spec: MoveSpec, moveId
     }
   } else if (!spec.history) {
     // Undo and redo record their own event.
-    yield* tx.insertEvent({
-      sessionId: spec.sessionId,
-      kind: "switch",
-      refId: branchRow.id,
-      branchId: branchRow.id,
-      detail: `switched to branch ${branchRow.id}`,
-      createdAt: now,
-    });
+    yield* insertSwitchEvent(tx, spec.sessionId, branchRow.id, now);
   }
   // A block's own move keeps the undone moves' rows: its failure takes the move back, and they are to redo again.
   const keepUndone = stack !== undefined;

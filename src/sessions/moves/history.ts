@@ -67,14 +67,7 @@ export function* recordInHistory(
         );
       // Its steps ran (files restored, calls undone): it lands, as the switch it is, which undo takes back. Refused
       // here, it would stay journaled, and every later move of the session would be refused over it.
-      yield* tx.insertEvent({
-        sessionId: spec.sessionId,
-        kind: "switch",
-        refId: to.branchId,
-        branchId: to.branchId,
-        detail: `switched to branch ${to.branchId}`,
-        createdAt: at,
-      });
+      yield* insertSwitchEvent(tx, spec.sessionId, to.branchId, at);
       return yield* recordInHistory(tx, { ...spec, history: undefined, kind: "switch" }, to, at, keepUndone);
     }
     yield* tx.insertEvent({
@@ -103,6 +96,11 @@ export function* recordInHistory(
     keepUndone,
   );
   return undefined;
+}
+
+/** The timeline's event of a switch to `branchId`. */
+export function* insertSwitchEvent(tx: Tx, sessionId: string, branchId: string, at: number): Step<void> {
+  yield* tx.insertEvent({ sessionId, kind: "switch", refId: branchId, branchId, detail: `switched to branch ${branchId}`, createdAt: at });
 }
 
 /**
