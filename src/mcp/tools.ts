@@ -221,10 +221,11 @@ export const handlers: ToolHandlers = {
     const cp = await findCheckpoint(s, checkpoint);
     const { before, moved } = await rollbackFrom(s, cp.id, force === true);
     const move = moveOf(moved);
-    // A rollback to where the session already is forks no branch, and is no move for undo to take back.
+    // A rollback to where the session already is forks no branch. It is a move of the undo history (a first undo
+    // stays here) unless it repeats the last move: the line claims neither.
     const line =
       move.branch.id === before
-        ? `Already at ${named(cp)} on ${where(move.branch)}: no branch made, nothing for undo to take back; ${moveTail(move)}.`
+        ? `Already at ${named(cp)} on ${where(move.branch)}: no branch made; ${moveTail(move)}.`
         : `Rolled back to ${named(cp)}: now on ${where(move.branch)}; ${moveTail(move)}. undo {} takes it back.`;
     return { structured: { checkpoint: checkpointOf(cp), ...move }, line };
   },

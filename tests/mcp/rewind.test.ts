@@ -139,7 +139,7 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
 });
 
 describe("what the lines say", () => {
-  it("a rollback to where the session is makes no branch, and says nothing of undo taking it back", async () => {
+  it("a rollback to where the session is makes no branch, and claims nothing of undo", async () => {
     write(ws, "a.txt", "1\n");
     server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
     const { client } = server;
@@ -151,14 +151,30 @@ describe("what the lines say", () => {
 
     const again = await call(client, "rollback", { checkpoint: one.id });
     expect(again.isError ?? false).toBe(false);
-    expect(lineOf(again)).toMatch(
-      /^Already at cp_\S+ "one" on branch \S+ at position 1: no branch made, nothing for undo to take back; 0 files written, 0 deleted\.$/,
-    );
-    expect(lineOf(again)).not.toContain("undo {}");
+    expect(lineOf(again)).toMatch(/^Already at cp_\S+ "one" on branch \S+ at position 1: no branch made; 0 files written, 0 deleted\.$/);
+    expect(lineOf(again)).not.toContain("undo");
     expect((await ok(client, "branches")).branches).toHaveLength(2);
-    // undo takes back the real rollback, the one before.
+    // A second click: undo takes back the real rollback, the one before.
     await ok(client, "undo");
     expect(filesIn(ws)).toEqual({ "a.txt": "2\n" });
+  });
+
+  it("after a switch, a rollback to where the session is stays a move: the first undo stays, the next takes the switch back", async () => {
+    write(ws, "a.txt", "1\n");
+    server = await connect("stdio", ["--workspace", ws, "--db", db, "--user", "alice"]);
+    const { client } = server;
+    const root = (await ok(client, "checkpoint", { name: "one" })).checkpoint.branchId;
+    write(ws, "a.txt", "2\n");
+    await ok(client, "checkpoint", { name: "two" });
+    await ok(client, "rollback", { checkpoint: "one" });
+    const side = (await ok(client, "branches")).currentBranchId;
+    await ok(client, "switch_branch", { branch: root });
+    const stay = await call(client, "rollback", { checkpoint: "two" });
+    expect(lineOf(stay)).toMatch(/^Already at .*: no branch made; 0 files written, 0 deleted\.$/);
+    expect((await ok(client, "undo")).branch.id).toBe(root);
+    expect(filesIn(ws)).toEqual({ "a.txt": "2\n" });
+    expect((await ok(client, "undo")).branch.id).toBe(side);
+    expect(filesIn(ws)).toEqual({ "a.txt": "1\n" });
   });
 
   // Review 16: two clients rolling back at once; the second moved nothing and must say so.
