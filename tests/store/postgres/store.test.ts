@@ -208,15 +208,29 @@ describe.skipIf(!server)("PostgresStore", () => {
       single: number[] = [],
       global: number[] = [],
       after: number[] = [];
+    // Each unit is started once the one before holds its locks, or waits for them: on a loaded machine a fixed pause
+    // may not be enough for that.
+    const until = async (done: () => boolean | Promise<boolean>) => {
+      while (!(await done())) await sleep(5);
+    };
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const waiting = async () =>
+      (
+        await admin.query<{ n: string }>(
+          "SELECT count(*) AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE d.datname = current_database() AND l.locktype = 'advisory' AND NOT l.granted",
+        )
+      ).rows[0]!.n !== "0";
     const one = store.write({ sessionIds: ["c", "b"] }, timed(300, multi));
-    await sleep(50);
+    await until(() => multi.length > 0);
     await Promise.all([one, store.write({ sessionId: "b" }, timed(0, single))]);
     expect(single[0]).toBeGreaterThanOrEqual(multi[1]!);
 
     const session = store.write({ sessionId: "c" }, timed(300, single));
-    await sleep(50);
+    await until(() => single.length > 2);
     const all = store.write({ global: true }, timed(300, global));
-    await sleep(50);
+    await until(waiting);
+    await admin.end();
     await Promise.all([session, all, store.write({ sessionId: "a" }, timed(0, after))]);
     expect(global[0]).toBeGreaterThanOrEqual(single[3]!);
     expect(after[0]).toBeGreaterThanOrEqual(global[1]!);
