@@ -31,7 +31,7 @@ const INITIALIZE = JSON.stringify({
 });
 
 /** A raw POST of an initialize request (node:http, so that Host and Origin can be anything), answered status and body. */
-function post(headers: Record<string, string>, pathname = "/mcp"): Promise<{ status: number; body: string }> {
+function post(headers: Record<string, string>, pathname = "/mcp", payload = INITIALIZE): Promise<{ status: number; body: string }> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -49,7 +49,7 @@ function post(headers: Record<string, string>, pathname = "/mcp"): Promise<{ sta
       },
     );
     req.on("error", reject);
-    req.end(INITIALIZE);
+    req.end(payload);
   });
 }
 
@@ -92,6 +92,13 @@ describe("forkpoint mcp --http", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("answers a request body over 4 MiB with 413, and serves the next", async () => {
+    const headers = { host: new URL(server.url).host, authorization: `Bearer ${server.token}` };
+    const big = JSON.stringify({ ...(JSON.parse(INITIALIZE) as object), padding: "x".repeat(4 * 1024 * 1024) });
+    expect((await post(headers, "/mcp", big)).status).toBe(413);
+    expect((await post(headers)).status).toBe(200);
   });
 
   it("takes the Bearer scheme in any case, as HTTP's schemes are", async () => {
