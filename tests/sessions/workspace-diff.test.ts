@@ -1,5 +1,6 @@
 // diffFiles' options: the file lists alone ({ patch: false }), and a patch bounded in length ({ maxPatchChars }) whose
-// cost is bounded too: a long file rewritten line by line is not diffed past what the bound can show.
+// cost is bounded too: a long file rewritten line by line is shown as one hunk, found in linear time, then cut.
+import { applyPatch, parsePatch } from "diff";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -76,7 +77,29 @@ describe("diffFiles options", () => {
     // Unbounded, this diff takes minutes (40,000 changed lines): the test's timeout stops it.
     write("big.txt", lines(20_000, true));
     const cut = await s.diffFiles(cp, "disk", { maxPatchChars: 2000 });
-    expect(cut).toMatchObject({ modified: ["big.txt"], patch: "", patchTruncated: true });
+    expect(cut).toMatchObject({ modified: ["big.txt"], patchTruncated: true });
+    // Cut at the bound, as any patch is: its start shows.
+    expect(cut.patch.length).toBe(2000);
+    expect(cut.patch).toContain("--- a/big.txt\n+++ b/big.txt\n@@ -1,20000 +1,20000 @@\n-old line 0\n-old line 1\n");
+  });
+
+  it("a long file rewritten fits a large bound as one hunk, found in linear time, that applies", async () => {
+    const before = `head\n${lines(10_000, false)}tail`;
+    const after = `head\n${lines(10_000, true)}tail`;
+    write("big.txt", before);
+    write("small.txt", lines(3_000, false));
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const cp = (await s.checkpoint()).id;
+    write("big.txt", after);
+    // A few lines changed in a long file: still the minimal hunks.
+    write("small.txt", lines(3_000, false).replace("old line 1500\n", "changed\n"));
+    const { patch, patchTruncated } = await s.diffFiles(cp, "disk", { maxPatchChars: 10_000_000 });
+    expect(patchTruncated).toBeUndefined();
+    const [big, small] = parsePatch(patch);
+    expect(big!.hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines])).toEqual([[1, 10_002, 1, 10_002]]);
+    expect(applyPatch(before, big!)).toBe(after);
+    expect(small!.hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines])).toEqual([[1498, 7, 1498, 7]]);
   });
 
   it("refuses options it does not know, or a negative bound", async () => {

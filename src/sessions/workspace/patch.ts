@@ -1,6 +1,7 @@
 // The unified diff of a snapshot's changes, as git shows it: text files line by line, binary files named, changes of
 // the executable bit as mode lines.
 import { createRequire } from "node:module";
+import { coarseHunks } from "./coarse-patch.js";
 import { gitMode, isExecutable } from "./file-id.js";
 
 // Loaded on first use: only sessions with a workspace need it.
@@ -15,34 +16,35 @@ function modeLines(a: string | null, b: string | null): string {
 }
 
 /**
- * The unified diff of one change (a binary file is named, not shown; a change of mode is shown as git shows it), or
- * null when it is sure to be longer than `maxChars`. Every line the diff adds or removes takes at least two characters
- * ("+" or "-" and its line break), so the diff is abandoned past `maxChars / 2` such lines: a long file rewritten costs
- * what the bound allows, not the square of its length.
+ * A bounded line-by-line diff stops past this many lines added or removed: its cost grows with the square of that
+ * number (a 10,000-line file rewritten took 20 s). Such a change is shown as one hunk (see coarse-patch.ts).
+ */
+const MAX_EDITS = 2_000;
+
+/**
+ * The unified diff of one change (a binary file is named, not shown; a change of mode is shown as git shows it). Within
+ * a bound (`maxChars`), a change of more lines than the bound leaves room for (each line added or removed takes at
+ * least two characters, "+" or "-" and its line break), or than `MAX_EDITS`, is shown as one hunk found in linear time,
+ * which the caller cuts at the bound: a long file rewritten costs what the bound allows, not the square of its length.
  */
 export function changePatch(
   change: { path: string; from: string | null; to: string | null },
   before: Buffer,
   after: Buffer,
   maxChars = Infinity,
-): string | null {
+): string {
   const { path, from: a, to: b } = change;
   const from = a === null ? "/dev/null" : `a/${path}`;
   const to = b === null ? "/dev/null" : `b/${path}`;
   const modes = modeLines(a, b);
   if (before.includes(0) || after.includes(0)) return `${modes}Binary files ${from} and ${to} differ\n`;
-  const options = Number.isFinite(maxChars) ? { context: 3, maxEditLength: Math.floor(maxChars / 2) + 1 } : { context: 3 };
+  const bounded = Number.isFinite(maxChars);
+  const options = bounded ? { context: 3, maxEditLength: Math.min(Math.floor(maxChars / 2) + 1, MAX_EDITS) } : { context: 3 };
   diffModule ??= load("diff") as typeof import("diff");
-  const text: string | undefined = diffModule.createTwoFilesPatch(
-    from,
-    to,
-    before.toString("utf8"),
-    after.toString("utf8"),
-    "",
-    "",
-    options,
-  );
-  if (text === undefined) return null;
+  const [oldText, newText] = [before.toString("utf8"), after.toString("utf8")];
+  const text: string =
+    diffModule.createTwoFilesPatch(from, to, oldText, newText, "", "", options) ??
+    diffModule.createTwoFilesPatch(from, to, "", "", "", "") + coarseHunks(oldText, newText);
   // After its "===" line, as git puts them after its "diff --git" line.
   const at = text.indexOf("\n") + 1;
   return text.slice(0, at) + modes + text.slice(at);
@@ -59,11 +61,11 @@ export class BoundedPatch {
     if (this.truncated) return false;
     const room = this.maxChars - this.text.length;
     const patch = changePatch(change, before, after, room);
-    if (patch !== null && patch.length <= room) {
+    if (patch.length <= room) {
       this.text += patch;
       return true;
     }
-    if (patch !== null) this.text += patch.slice(0, room);
+    this.text += patch.slice(0, room);
     this.truncated = true;
     return false;
   }
