@@ -43,6 +43,27 @@ describe.skipIf(!(await pgPooler()))("forkpoint --no-prepared-statements through
     expect([bad.status, bad.stderr]).toEqual([2, expect.stringContaining("FORKPOINT_PREPARED_STATEMENTS must be true or false")]);
   });
 
+  it("without it, the prepared statements' clash is a CANNOT_OPEN that names the option", async () => {
+    const url = await pooled();
+    let error: unknown;
+    // Each handle's connections are new to the pooler, whose server connections keep the statements the one before
+    // prepared: preparing them again there clashes.
+    for (let i = 0; i < 10 && error === undefined; i++) {
+      const fp = openForkpoint({ postgres: url });
+      try {
+        await (await fp.createSession({ userId: "ann" })).append({ role: "user", content: "hello" });
+      } catch (e) {
+        error = e;
+      } finally {
+        await fp.close().catch(() => undefined);
+      }
+    }
+    expect(error).toMatchObject({ name: "DatabaseError", code: "CANNOT_OPEN" });
+    expect((error as Error).message).toMatch(
+      /prepared statement .*transaction-mode pooler.*preparedStatements: false.*--no-prepared-statements/,
+    );
+  });
+
   it("serves the MCP tools, its files worker included, through the pooler", async () => {
     const root = makeTempDir("forkpoint-mcp-pooler-");
     const ws = path.join(root, "project");

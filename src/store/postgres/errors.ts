@@ -47,6 +47,14 @@ export function translate(error: unknown): unknown {
   // Text the API's checks let through that the server cannot store (U+0000 is refused before a unit starts).
   if (code === "22021" || code === "22P05") return new ValidationError("text", `cannot be stored as text: ${message}`, "MALFORMED_TEXT");
   if (code === "25006") return new DatabaseError("READ_ONLY", "the database is read-only: writes are refused", { cause: error });
+  // A named statement met on a server connection another client prepared it on, or gone from the one it was prepared
+  // on: a transaction-mode pooler hands connections out per transaction. Settings: asking again meets it again.
+  if (code === "42P05" || code === "26000")
+    return new DatabaseError(
+      "CANNOT_OPEN",
+      `${message}: behind a transaction-mode pooler (PgBouncer before 1.21, Supavisor, a cloud provider's pooler), open with preparedStatements: false (the CLI's --no-prepared-statements)`,
+      { cause: error },
+    );
   // A statement_timeout (or a cancel request) is not contention: the app's own limit ended the statement.
   if (code === "57014")
     return new DatabaseError("TIMEOUT", `the statement was canceled (statement_timeout, or a cancel request): ${message}`, {
