@@ -55,7 +55,7 @@ export const storeSchema = z.custom<Store>(
  */
 function postgresProblem(v: unknown): string | undefined {
   const wanted = "must be a connection string, a pg.PoolConfig or a pg.Pool";
-  if (typeof v === "string") return v.length === 0 ? "must not be empty" : undefined;
+  if (typeof v === "string") return v.length === 0 ? "must not be empty" : connectionStringProblem(v);
   if (typeof v !== "object" || v === null || Array.isArray(v)) return wanted;
   const o = v as Record<string, unknown>;
   if (typeof o.connect === "function") {
@@ -66,7 +66,17 @@ function postgresProblem(v: unknown): string | undefined {
   if (proto !== Object.prototype && proto !== null) return wanted;
   if (o.connectionString !== undefined && (typeof o.connectionString !== "string" || o.connectionString.length === 0))
     return "connectionString must be a non-empty string";
-  return undefined;
+  const problem = typeof o.connectionString === "string" ? connectionStringProblem(o.connectionString) : undefined;
+  return problem && `connectionString ${problem}`;
+}
+
+/**
+ * node-postgres reads a string with no scheme as a database name on a host named "base": only its URL form
+ * (`postgres://`, `postgresql://`, `socket:`) and its socket form (a directory, then the database) name a server.
+ */
+function connectionStringProblem(v: string): string | undefined {
+  if (/^(postgres|postgresql|socket):/i.test(v) || v.startsWith("/")) return undefined;
+  return 'must be a connection URL ("postgres://user:password@host:port/database") or a socket directory and database';
 }
 
 const postgresTarget = z

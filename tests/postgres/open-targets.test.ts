@@ -1,5 +1,6 @@
 // openForkpoint({ postgres }): a connection string, a pg.PoolConfig or a pg.Pool each open the store; anything else
-// (a pg.Client, an array, a number, a class instance, a bad connectionString) is a ValidationError before any connection.
+// (a pg.Client, an array, a number, a class instance, a string or connectionString that is no URL) is a ValidationError
+// before any connection.
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { ValidationError, openForkpoint, type ForkpointOptions } from "../../src/index.js";
@@ -26,6 +27,15 @@ describe.skipIf(!url)("openForkpoint({ postgres })", () => {
     }
   });
 
+  it("a socket directory with no server's socket in it is CANNOT_CONNECT, as a refused TCP connection is", async () => {
+    const fp = openForkpoint({ postgres: "/nonexistent-forkpoint-socket-dir app", recover: false });
+    try {
+      await expect(fp.createSession({ userId: "u" })).rejects.toMatchObject({ name: "DatabaseError", code: "CANNOT_CONNECT" });
+    } finally {
+      await fp.close().catch(() => undefined);
+    }
+  });
+
   it("refuses what is none of them, naming the option, before connecting to anything", async () => {
     const client = new pg.Client({ connectionString: await freshPgDatabase() });
     const refused: [unknown, RegExp][] = [
@@ -36,6 +46,10 @@ describe.skipIf(!url)("openForkpoint({ postgres })", () => {
       [new URL("postgres://u@localhost/db"), /must be a connection string, a pg\.PoolConfig or a pg\.Pool/],
       [{ connectionString: 5 }, /connectionString must be a non-empty string/],
       [{ connectionString: "" }, /connectionString must be a non-empty string/],
+      // node-postgres would read these as a database named so on a host named "base".
+      ["not a url", /must be a connection URL \("postgres:\/\/user:password@host:port\/database"\)/],
+      ["host=localhost dbname=app", /must be a connection URL/],
+      [{ connectionString: "localhost:5432/app" }, /connectionString must be a connection URL/],
     ];
     for (const [postgres, message] of refused) {
       let error: unknown;

@@ -13,7 +13,9 @@ export function translate(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
   const code = (error as { code?: unknown }).code;
   const message = error.message;
-  if (typeof code === "string" && NETWORK_CODES.has(code)) {
+  // A socket directory's missing socket (ENOENT from connect): no server there, as ECONNREFUSED says over TCP.
+  const noSocket = code === "ENOENT" && (error as { syscall?: unknown }).syscall === "connect";
+  if ((typeof code === "string" && NETWORK_CODES.has(code)) || noSocket) {
     return new DatabaseError("CANNOT_CONNECT", `cannot reach the PostgreSQL server: ${message}`, { cause: error });
   }
   // Settings, not an outage: asking again gets the same answer.
