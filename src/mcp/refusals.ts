@@ -32,7 +32,8 @@ function hint(code: string, tool: ToolName, message: string): string {
     case "CALL_IN_PROGRESS":
       return "Try again in a moment.";
     case "WORKSPACE_WRITE_FAILED":
-      return "Nothing was changed. A person can fix what stopped the write (permissions, a full disk), then try again.";
+      // The error's own message says nothing was changed.
+      return "A person can fix what stopped the write (permissions, a full disk), then try again.";
     case "WORKSPACE_MISSING":
       return "Nothing was changed. A person can put the directory back (or restart this server in another one).";
     case "DIFF_TIMEOUT":

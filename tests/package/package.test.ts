@@ -166,10 +166,18 @@ beforeAll(async () => {
 afterAll(() => packed?.remove());
 
 describe("the packed tarball", () => {
-  it("holds the build, README, LICENSE and package.json; no source maps without sources, no drizzle snapshots", () => {
+  it("holds the build, README, the guides (the CLI's help names docs/mcp.md), LICENSE and package.json; no source maps without sources, no drizzle snapshots", () => {
     const { files } = packed;
     expect(files).toEqual(
-      expect.arrayContaining(["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "dist/cli/main.js"]),
+      expect.arrayContaining([
+        "package.json",
+        "README.md",
+        "LICENSE",
+        "dist/index.js",
+        "dist/index.d.ts",
+        "dist/cli/main.js",
+        "docs/mcp.md",
+      ]),
     );
     // forkpoint ui's page, built: its server and the assets it serves.
     expect(files).toEqual(expect.arrayContaining(["dist/ui/server.js", "dist/web/index.html"]));

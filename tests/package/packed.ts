@@ -21,7 +21,7 @@ import { inject } from "vitest";
 export const repo = resolve(import.meta.dirname, "../..");
 
 /** What the build needs; everything else in the repository plays no part in the tarball. */
-const BUILD_INPUTS = ["package.json", "tsconfig.json", "tsconfig.build.json", "README.md", "LICENSE", "src", "scripts", "ui"];
+const BUILD_INPUTS = ["package.json", "tsconfig.json", "tsconfig.build.json", "README.md", "LICENSE", "docs", "src", "scripts", "ui"];
 
 export interface Packed {
   /** A temp dir outside the repository (no node_modules above it), removed by `remove`. */

@@ -201,7 +201,7 @@ export function mcpCommand(program: Command, cli: Cli): void {
       "after",
       `
 The database defaults to $XDG_DATA_HOME/forkpoint/forkpoint.db (~/.local/share/forkpoint/forkpoint.db), outside the
-workspace; --db, --postgres, FORKPOINT_DB or FORKPOINT_POSTGRES choose another. docs/mcp.md has client configurations.`,
+workspace; --db, --postgres, FORKPOINT_DB or FORKPOINT_POSTGRES choose another. docs/mcp.md (in the package) has client configurations.`,
     );
   examples(command, [
     "forkpoint mcp --workspace .",
