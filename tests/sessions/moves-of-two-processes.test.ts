@@ -87,14 +87,20 @@ async function undoCaughtUnderWay({ db, ws, s, one, two, mover }: Setup, whileSt
     mover.send("undo", "both");
     let answered = false;
     const answer = mover.answer().then((x) => ((answered = true), x));
-    while (!answered && (await running(db)).length === 0) await new Promise((r) => setImmediate(r));
-    if (!answered && mover.proc.kill("SIGSTOP")) {
-      // Caught between two of its transactions (stopped inside one, it would hold every other writer up).
+    // Stops the child while its move is journaled; stopped inside one of its transactions (it would hold every other
+    // writer up), it goes on a moment and is stopped again, until it is caught between two or its move ends.
+    while (!answered && !stopped) {
+      if ((await running(db)).length === 0) {
+        await new Promise((r) => setImmediate(r));
+        continue;
+      }
+      if (!mover.proc.kill("SIGSTOP")) break;
       if ((await running(db)).length > 0 && !(await inTransaction(db))) {
         caught = stopped = true;
         await whileStopped();
       }
       mover.proc.kill("SIGCONT");
+      if (!stopped) await new Promise((r) => setTimeout(r, 1));
     }
     expect(await answer).toEqual({ ok: true });
     // The undo landed: back on the branch the rollback left, files and all; nothing journaled.
