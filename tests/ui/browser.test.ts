@@ -119,8 +119,9 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
 
   it("isolates stored bidi controls: user text never reorders the page's own text", async () => {
     // A right-to-left override (U+202E) opened and never closed in every kind of user text the page shows, after a
-    // stray POP DIRECTIONAL ISOLATE (U+2069) that would close the isolate around it first.
-    const RLO = "\u2069\u202e";
+    // stray POP DIRECTIONAL ISOLATE (U+2069) and paragraph separators (U+2029, U+001E), each of which would close the
+    // isolate around it first.
+    const RLO = "\u2069\u2029\u001e\u202e";
     const fp = openForkpoint({ path: db, tools: [writeFile] });
     let ids: { session: string; first: string; second: string; branch: string; root: string };
     try {
@@ -129,7 +130,7 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
       await s.setState({ [`${RLO}key`]: `${RLO}value` });
       await s.recordToolCall({ tool: `${RLO}tool`, args: { [`${RLO}arg`]: `${RLO}text` }, result: `${RLO}result` });
       const first = await s.checkpoint({ name: `${RLO}first mark` });
-      await s.append({ role: "assistant", content: `${RLO}reversed answer` });
+      await s.append({ role: `${RLO}assistant evil`, content: `${RLO}reversed answer` });
       await s.setState({ [`${RLO}key`]: `${RLO}other`, [`${RLO}new`]: 1 });
       const second = await s.checkpoint({ name: `${RLO}second mark` });
       await s.rollback(first.id);
@@ -143,7 +144,7 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     await page.goto(url);
     await page.getByRole("button", { name: "demo", exact: true }).click();
     await page.getByTestId(`session-${ids.session}`).click();
-    await expect.poll(() => page.getByTestId("session-title").textContent()).toBe("\u202ereversed title");
+    await expect.poll(() => page.getByTestId("session-title").textContent()).toBe("\n\u241e\u202ereversed title");
 
     // The page's own text (every text without a bidi control of its own) runs left to right: within a text, two
     // adjacent Latin letters on one line; between two texts one after the other on a line of the same block, the
@@ -193,6 +194,9 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     await expect.poll(() => panel.getByTestId("checkpoint-history").textContent()).toContain("reversed answer");
     await expect.poll(() => panel.getByTestId("checkpoint-tools").textContent()).toContain("tool");
     await check("a checkpoint");
+    // A role is data, never markup: no class of the page comes from it.
+    await expect.poll(() => panel.getByTestId("checkpoint-history").textContent()).toContain("assistant evil");
+    expect(await page.locator(".evil").count()).toBe(0);
     // A JSON string's quotes stay outside its isolate, so an override in it cannot reverse them.
     const quoted = await panel
       .locator("bdi")
@@ -223,8 +227,9 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     await expect.poll(() => page.getByTestId("history-title").textContent()).toContain("named branch");
     await check("a named branch's history");
     expect(reversed).toEqual([]);
-    // And user text is what was stored, control included.
-    expect(await page.getByTestId("session-title").textContent()).toBe("\u202ereversed title");
+    // And user text is what was stored, the override included (a paragraph separator shown as a line break, or as
+    // the control picture of an information separator).
+    expect(await page.getByTestId("session-title").textContent()).toBe("\n\u241e\u202ereversed title");
   });
 
   it("plans a rollback (what it would undo), performs it, and the session moved", async () => {

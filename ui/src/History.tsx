@@ -11,7 +11,7 @@ export const branchLabel = (b: Branch | undefined, id: string) => b?.name ?? `${
 
 function MessageRow({ m, onVersions }: { m: VersionedMessage; onVersions: (id: string) => void }) {
   return (
-    <li className={`message ${m.role}`} data-position={m.position}>
+    <li className="message" data-role={m.role} data-position={m.position}>
       <div className="message-head">
         <Bdi className="role">{m.role}</Bdi> <span className="muted">@{m.position}</span>
         {m.versions.count > 1 && (

@@ -72,7 +72,7 @@ export function Tools({ tools, testid }: { tools: ToolInvocation[]; testid: stri
 
 function MessageRow({ m, onVersions }: { m: Message; onVersions: (id: string) => void }) {
   return (
-    <li className={`message ${m.role}`}>
+    <li className="message" data-role={m.role}>
       <Bdi className="role">{m.role}</Bdi>{" "}
       <span className="content">
         <Text value={m.content} />

@@ -6,10 +6,20 @@ const OPENS = new Set(["\u2066", "\u2067", "\u2068"]); // LRI, RLI, FSI
 const PDI = "\u2069";
 
 /**
- * `text` without the POP DIRECTIONAL ISOLATEs that close no isolate it opened: such a PDI would close the isolate
- * around it (a <bdi>'s or `isolate`'s), and an override after it would reverse the page's own text.
+ * Paragraph separators (Unicode's bidi class B) that a page keeps as they are: each ends the paragraph, closing every
+ * isolate around it, so an override after it would reverse the page's own text. (A line feed or a carriage return is
+ * white space to the page, no paragraph end.) Shown as the line break or the control picture each is.
+ */
+const PARAGRAPH_ENDS = /[\u2029\u0085\u001c-\u001e]/g;
+const shownEnd = (ch: string): string => (ch === "\u2029" || ch === "\u0085" ? "\n" : String.fromCharCode(0x2400 + ch.charCodeAt(0)));
+
+/**
+ * `text` without what would let it out of the isolate around it (a <bdi>'s or `isolate`'s): the POP DIRECTIONAL
+ * ISOLATEs that close no isolate it opened, and paragraph separators. After either, an override would reverse the
+ * page's own text.
  */
 export function contained(text: string): string {
+  text = text.replace(PARAGRAPH_ENDS, shownEnd);
   if (!text.includes(PDI)) return text;
   let open = 0;
   let out = "";
