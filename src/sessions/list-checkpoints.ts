@@ -9,6 +9,7 @@ import { DEFAULT_LIMIT, page } from "./core/page.js";
 import { toCheckpoint } from "./core/rows.js";
 
 export async function listCheckpoints(ctx: EngineContext, input: ListCheckpointsInput): Promise<Page<Checkpoint>> {
+  refuseInheritedKeys(input);
   const o = parseOptions(listCheckpointsInput, input, "filter");
   const limit = o.limit ?? DEFAULT_LIMIT;
   // Values as the metadata index holds them: their JSON text, which only longer values exceed.
@@ -34,6 +35,18 @@ export async function listCheckpoints(ctx: EngineContext, input: ListCheckpoints
     }),
   );
   return page("checkpoints", rows, limit, toCheckpoint);
+}
+
+/**
+ * A filter object with a prototype of its own (`Object.create(proto)`, a class instance) would have only its own keys
+ * read: the keys it inherits would be dropped, widening the filter to every checkpoint of the user. It is refused.
+ */
+function refuseInheritedKeys(input: unknown): void {
+  const given = (input as { metadata?: unknown } | null)?.metadata;
+  if (typeof given !== "object" || given === null || Array.isArray(given)) return;
+  const proto: unknown = Object.getPrototypeOf(given);
+  if (proto !== Object.prototype && proto !== null)
+    throw new ValidationError("metadata", "must be a plain object (its own keys are matched; this one has a prototype of its own)");
 }
 
 /**

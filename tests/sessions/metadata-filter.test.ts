@@ -83,6 +83,20 @@ describe("metadata filter", () => {
     expect((error as Error).message).toContain("metadata.__proto__");
   });
 
+  it("refuses a filter whose keys are inherited (a prototype of its own), which would match every checkpoint", async () => {
+    const { fp } = dbs.open();
+    const s = await fp.createSession({ userId: "u" });
+    await s.checkpoint({ name: "x", metadata: { agent: "x" } });
+    await s.checkpoint({ name: "y", metadata: { agent: "y" } });
+    const nullProto = Object.assign(Object.create(null) as Record<string, string>, { agent: "x" });
+    expect(await all(fp, { userId: "u", metadata: nullProto })).toEqual(["x"]);
+    for (const metadata of [Object.create({ agent: "x" }) as Record<string, string>, Object.create(nullProto) as Record<string, string>]) {
+      const error = await fp.listCheckpoints({ userId: "u", metadata }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error).toMatchObject({ code: "VALIDATION_ERROR", field: "metadata" });
+    }
+  });
+
   it("refuses values that are not scalars, and overlong ones", async () => {
     const { fp } = dbs.open();
     for (const metadata of [{ a: { b: 1 } }, { a: [1] }, { a: Number.NaN }, { a: undefined }, { a: "x".repeat(300) }, "a"]) {
