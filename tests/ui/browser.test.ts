@@ -119,9 +119,9 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
 
   it("isolates stored bidi controls: user text never reorders the page's own text", async () => {
     // A right-to-left override (U+202E) opened and never closed in every kind of user text the page shows, after a
-    // stray POP DIRECTIONAL ISOLATE (U+2069) and paragraph separators (U+2029, U+001E), each of which would close the
-    // isolate around it first.
-    const RLO = "\u2069\u2029\u001e\u202e";
+    // stray POP DIRECTIONAL ISOLATE (U+2069) and paragraph separators (U+2029, U+001E, CR LF, a lone CR), each of
+    // which would close the isolate around it first (some only where white space is preserved).
+    const RLO = "\u2069\u2029\u001e\r\n\r\u202e";
     const fp = openForkpoint({ path: db, tools: [writeFile] });
     let ids: { session: string; first: string; second: string; branch: string; root: string };
     try {
@@ -144,7 +144,7 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     await page.goto(url);
     await page.getByRole("button", { name: "demo", exact: true }).click();
     await page.getByTestId(`session-${ids.session}`).click();
-    await expect.poll(() => page.getByTestId("session-title").textContent()).toBe("\n\u241e\u202ereversed title");
+    await expect.poll(() => page.getByTestId("session-title").textContent()).toBe("\n\u241e\n\n\u202ereversed title");
 
     // The page's own text (every text without a bidi control of its own) runs left to right: within a text, two
     // adjacent Latin letters on one line; between two texts one after the other on a line of the same block, the
@@ -229,7 +229,7 @@ describe.skipIf(!available)("forkpoint ui in Chromium", () => {
     expect(reversed).toEqual([]);
     // And user text is what was stored, the override included (a paragraph separator shown as a line break, or as
     // the control picture of an information separator).
-    expect(await page.getByTestId("session-title").textContent()).toBe("\n\u241e\u202ereversed title");
+    expect(await page.getByTestId("session-title").textContent()).toBe("\n\u241e\n\n\u202ereversed title");
   });
 
   it("plans a rollback (what it would undo), performs it, and the session moved", async () => {

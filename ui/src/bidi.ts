@@ -6,12 +6,13 @@ const OPENS = new Set(["\u2066", "\u2067", "\u2068"]); // LRI, RLI, FSI
 const PDI = "\u2069";
 
 /**
- * Paragraph separators (Unicode's bidi class B) that a page keeps as they are: each ends the paragraph, closing every
- * isolate around it, so an override after it would reverse the page's own text. (A line feed or a carriage return is
- * white space to the page, no paragraph end.) Shown as the line break or the control picture each is.
+ * Paragraph separators (Unicode's bidi class B): each ends the paragraph, closing every isolate around it, so an
+ * override after it would reverse the page's own text. A line feed is the one a <bdi> holds (the page breaks the line
+ * there, preserving white space or not); every other is shown as a line feed (a carriage return, with the line feed
+ * after it; U+2029; U+0085) or as its control picture (U+001C–U+001E: ␜ ␝ ␞).
  */
-const PARAGRAPH_ENDS = /[\u2029\u0085\u001c-\u001e]/g;
-const shownEnd = (ch: string): string => (ch === "\u2029" || ch === "\u0085" ? "\n" : String.fromCharCode(0x2400 + ch.charCodeAt(0)));
+const PARAGRAPH_ENDS = /\r\n?|[\u2029\u0085\u001c-\u001e]/g;
+const shownEnd = (end: string): string => (/^[\r\u2029\u0085]/.test(end) ? "\n" : String.fromCharCode(0x2400 + end.charCodeAt(0)));
 
 /**
  * `text` without what would let it out of the isolate around it (a <bdi>'s or `isolate`'s): the POP DIRECTIONAL
@@ -34,8 +35,11 @@ export function contained(text: string): string {
   return out;
 }
 
-/** `text` between FIRST STRONG ISOLATE (U+2068) and POP DIRECTIONAL ISOLATE (U+2069). */
-export const isolate = (text: string): string => `\u2068${contained(text)}\u2069`;
+/**
+ * `text` between FIRST STRONG ISOLATE (U+2068) and POP DIRECTIONAL ISOLATE (U+2069), on one line: these isolates do
+ * not hold a line feed either where white space is preserved.
+ */
+export const isolate = (text: string): string => `\u2068${contained(text).replaceAll("\n", " ")}\u2069`;
 
 /** A <bdi> whose text children are `contained`: user text shown in markup. */
 export function Bdi(props: { className?: string; children?: ReactNode }): ReactNode {
