@@ -1,5 +1,6 @@
 // diffFiles' options: the file lists alone ({ patch: false }), and a patch bounded in length ({ maxPatchChars }) whose
-// cost is bounded too: a long file rewritten line by line is shown as one hunk, found in linear time, then cut.
+// cost is bounded too: a long file rewritten line by line is shown as one hunk, found in linear time, then cut (and as
+// one hunk with no bound, past 2,000 changed lines).
 import { applyPatch, parsePatch } from "diff";
 import fs from "node:fs";
 import path from "node:path";
@@ -100,6 +101,25 @@ describe("diffFiles options", () => {
     expect(big!.hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines])).toEqual([[1, 10_002, 1, 10_002]]);
     expect(applyPatch(before, big!)).toBe(after);
     expect(small!.hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines])).toEqual([[1498, 7, 1498, 7]]);
+  });
+
+  it("with no bound, a change of over 2,000 lines is one hunk too (removed, then added), that applies", async () => {
+    // Every other line changed: 3,000 lines removed and 3,000 added, which a minimal diff interleaves with the lines
+    // kept between them, at a cost growing with the square of the changed lines.
+    const before = lines(6_000, false);
+    const after = before.replace(/old line (\d*[13579])\n/g, "new line $1\n");
+    write("big.txt", before);
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const cp = (await s.checkpoint()).id;
+    write("big.txt", after);
+    for (const diff of [await s.diffFiles(cp, "disk"), await s.diffFiles(cp, (await s.checkpoint()).id)]) {
+      const [big] = parsePatch(diff.patch);
+      expect(big!.hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines])).toEqual([[1, 6_000, 1, 6_000]]);
+      const marks = big!.hunks[0]!.lines.map((l) => l[0]).join("");
+      expect(marks).toBe(` ${"-".repeat(5_999)}${"+".repeat(5_999)}`);
+      expect(applyPatch(before, big!)).toBe(after);
+    }
   });
 
   it("refuses options it does not know, or a negative bound", async () => {

@@ -16,16 +16,16 @@ function modeLines(a: string | null, b: string | null): string {
 }
 
 /**
- * A bounded line-by-line diff stops past this many lines added or removed: its cost grows with the square of that
- * number (a 10,000-line file rewritten took 20 s). Such a change is shown as one hunk (see coarse-patch.ts).
+ * A line-by-line diff stops past this many lines added or removed: its cost grows with the square of that number (a
+ * 10,000-line file rewritten took 20 s; 40,000 lines, minutes). Such a change is shown as one hunk (see coarse-patch.ts).
  */
 const MAX_EDITS = 2_000;
 
 /**
- * The unified diff of one change (a binary file is named, not shown; a change of mode is shown as git shows it). Within
- * a bound (`maxChars`), a change of more lines than the bound leaves room for (each line added or removed takes at
- * least two characters, "+" or "-" and its line break), or than `MAX_EDITS`, is shown as one hunk found in linear time,
- * which the caller cuts at the bound: a long file rewritten costs what the bound allows, not the square of its length.
+ * The unified diff of one change (a binary file is named, not shown; a change of mode is shown as git shows it). A
+ * change of more lines added or removed than `MAX_EDITS`, or than a bound (`maxChars`) leaves room for (each takes at
+ * least two characters, "+" or "-" and its line break), is shown as one hunk found in linear time, which the caller
+ * cuts at the bound: a long file rewritten costs what the bound allows, and never the square of its length.
  */
 export function changePatch(
   change: { path: string; from: string | null; to: string | null },
@@ -38,8 +38,7 @@ export function changePatch(
   const to = b === null ? "/dev/null" : `b/${path}`;
   const modes = modeLines(a, b);
   if (before.includes(0) || after.includes(0)) return `${modes}Binary files ${from} and ${to} differ\n`;
-  const bounded = Number.isFinite(maxChars);
-  const options = bounded ? { context: 3, maxEditLength: Math.min(Math.floor(maxChars / 2) + 1, MAX_EDITS) } : { context: 3 };
+  const options = { context: 3, maxEditLength: Math.min(Math.floor(maxChars / 2) + 1, MAX_EDITS) };
   diffModule ??= load("diff") as typeof import("diff");
   const [oldText, newText] = [before.toString("utf8"), after.toString("utf8")];
   const text: string =
