@@ -124,7 +124,8 @@ export const routes: Record<string, Route> = {
     const s = await session(fp, req);
     const [a, b] = [param(req, "a"), param(req, "b")];
     const diff = await s.diff(a, b);
-    const files = await s.diffFiles(a, b).then(
+    // The lists alone: the page shows no patch, and they read no content.
+    const files = await s.diffFiles(a, b, { patch: false }).then(
       ({ added, modified, deleted }) => ({ added, modified, deleted }),
       (error: unknown) => {
         // Both are the session's checkpoints (diff read them): what diffFiles refuses is only that files cannot be compared.
