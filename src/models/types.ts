@@ -246,7 +246,8 @@ export interface MoveResult {
   /** Invocations whose outcome is unknown (left `running` by a crash): never undone or replayed automatically. */
   unknown: ToolInvocation[];
   /**
-   * With `scope: "files"` or `"both"`: the workspace files written and deleted to match the target; `kept` (present
+   * With `scope: "files"` or `"both"`: the workspace files its restore wrote and deleted to match the target (not those
+   * the move's undos, run first, already set right: `plan()` lists those too); `kept` (present
    * when any): files left as they are. Either someone changed them while the restore ran, or while the move's undos
    * ran outside the files the undone calls changed (a save by hand, a log an undo writes): left with their newer
    * content (never overwritten or deleted), they count as changed since forkpoint last saw them (the next move refuses
