@@ -122,6 +122,22 @@ describe("diffFiles options", () => {
     }
   });
 
+  it("names a text file that is not UTF-8 (Latin-1) as binary: no patch that would not apply", async () => {
+    write("latin.txt", "");
+    fs.writeFileSync(path.join(ws, "latin.txt"), Buffer.from("caf\xe9\n", "latin1"));
+    write("plain.txt", "one\n");
+    const s = await fp.createSession({ userId: "u" });
+    await s.attachWorkspace(ws);
+    const cp = (await s.checkpoint()).id;
+    fs.writeFileSync(path.join(ws, "latin.txt"), Buffer.from("caf\xe8\n", "latin1"));
+    write("plain.txt", "two\n");
+    const { patch, modified } = await s.diffFiles(cp, "disk");
+    expect(modified.sort()).toEqual(["latin.txt", "plain.txt"]);
+    expect(patch).toContain("Binary files a/latin.txt and b/latin.txt differ\n");
+    expect(patch).not.toContain("\ufffd");
+    expect(patch).toContain("-one\n+two\n");
+  });
+
   it("refuses options it does not know, or a negative bound", async () => {
     const { s, cp } = await changed();
     expect(await rejectionOf(s.diffFiles(cp, "disk", { patch: "no" } as never))).toMatchObject({ code: "VALIDATION_ERROR" });

@@ -1,5 +1,6 @@
 // The unified diff of a snapshot's changes, as git shows it: text files line by line, binary files named, changes of
 // the executable bit as mode lines.
+import { isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
 import { coarseHunks } from "./coarse-patch.js";
 import { gitMode, isExecutable } from "./file-id.js";
@@ -37,7 +38,10 @@ export function changePatch(
   const from = a === null ? "/dev/null" : `a/${path}`;
   const to = b === null ? "/dev/null" : `b/${path}`;
   const modes = modeLines(a, b);
-  if (before.includes(0) || after.includes(0)) return `${modes}Binary files ${from} and ${to} differ\n`;
+  // A text patch is text: a file that is not UTF-8 (Latin-1, say) would show U+FFFD where its bytes differ, and
+  // such a patch would not apply. It is named as a binary file is.
+  if (before.includes(0) || after.includes(0) || !isUtf8(before) || !isUtf8(after))
+    return `${modes}Binary files ${from} and ${to} differ\n`;
   const options = { context: 3, maxEditLength: Math.min(Math.floor(maxChars / 2) + 1, MAX_EDITS) };
   diffModule ??= load("diff") as typeof import("diff");
   const [oldText, newText] = [before.toString("utf8"), after.toString("utf8")];
