@@ -123,7 +123,7 @@ function* planUnit(tx: Tx, ctx: EngineContext, ref: SessionRef, t: Target, scope
     // The hand edits its undos put back stay as they are (see put-back.ts).
     putBacks: yield* plannedPutBacks(tx, session.id, planned.undone, planned.replayed, files.manifestId),
     // Called again after a stop, those the stopped move's undos put back stay too (see `heldPutBacks`).
-    stopped: yield* stoppedPutBacks(tx, session.id, { kind: kindOf(t), target }),
+    stopped: yield* stoppedPutBacks(tx, session.id, { kind: kindOf(t), target }, planned.undone),
   };
   return { planned, restore };
 }

@@ -130,7 +130,7 @@ function* writesUnit(
   yield* refuseWritesInTheWay(tx, ws, steps.undo, steps.replay, ctx.limits.maxPayloadBytes);
   const { writes, keep, expected, named, recorded, lost } = yield* writtenPaths(tx, ws, steps.undo, steps.replay);
   refuseLostSaves(ws, lost);
-  const stopped = yield* stoppedPutBacks(tx, session.id, base);
+  const stopped = yield* stoppedPutBacks(tx, session.id, base, steps.undo);
   return { ws, kind: base.kind, writes, keep, expected, named, recorded, stopped };
 }
 
@@ -157,12 +157,14 @@ function* writesUnit(
  * `olderOver`: those of them an older call's undo writes over (its run found another hand edit there, which it puts
  * back: the later one, saved after that call, would go; or a recorded call's through a folder it names, recorded over
  * other content), as a "both" move refuses them too (it would keep the later one and take that undo's write back).
+ * `held`: hand edits a stopped move's undos put back (path → the file id on disk), as if an undo before these put them back.
  */
 export function* writtenPaths(
   tx: Tx,
   ws: WorkspaceRow,
   undos: readonly ToolInvocation[],
   replays: readonly ToolInvocation[],
+  held: ReadonlyMap<string, string | null> = new Map(),
 ): Step<{
   writes: Set<string>;
   keep: Set<string>;
@@ -184,7 +186,7 @@ export function* writtenPaths(
   const olderOver = new Map<string, string[]>();
   // The hand edit each path holds after the steps so far put it back (its id), with every call whose undo puts one back
   // there, newest first: a rewind to before the first keeps its hand edit, and each older one's is found after it.
-  const putBack = new Map<string, { id: string | null; calls: string[] }>();
+  const putBack = new Map([...held].map(([path, id]) => [path, { id, calls: [] as string[] }]));
   const steps = [...undos.map((call) => ({ call, undo: true })), ...replays.map((call) => ({ call, undo: false }))];
   for (const { call, undo } of steps) {
     const paths = yield* tx.callPaths(call.id);

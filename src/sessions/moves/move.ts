@@ -270,7 +270,8 @@ function* performMoveUnit(
     replays = yield* replayReachIn(tx, ws.dir, steps.replay, yield* reachOf(ctx, tx, steps.replay));
     if (session.hasWorkspace) planSteps = steps;
   }
-  const putBacks = scope === "both" && session.hasWorkspace ? yield* stoppedPutBacks(tx, session.id, base) : undefined;
+  const putBacks =
+    scope === "both" && session.hasWorkspace ? yield* stoppedPutBacks(tx, session.id, base, planSteps?.undo ?? []) : undefined;
   const stopped = putBacks && { putBacks, replays };
   const from = { fromBranchId: branch.id, fromHead: head.position };
   return { ws, manifestId, from, kind: base.kind, track, stopped, ...(planSteps ? { steps: planSteps } : {}) };
@@ -462,7 +463,7 @@ function* moveConversationUnit(
   // A move with files is journaled whatever it runs: its files step is one of its steps.
   if (plan.undo.length + plan.replay.length === 0 && !spec.files)
     return { spec, plan, done: yield* finishMoveTx(ctx, tx, spec, null, within), moveId: null };
-  const putBacks = session.hasWorkspace ? yield* stoppedPutBacks(tx, session.id, spec) : undefined;
+  const putBacks = session.hasWorkspace ? yield* stoppedPutBacks(tx, session.id, spec, plan.undo) : undefined;
   if (putBacks) spec.putBacks = putBacks;
   const moveId = newId("mv");
   yield* tx.insertMove(

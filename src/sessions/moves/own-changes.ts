@@ -6,6 +6,7 @@
 // which the move's files step leaves as it is (see move-files.ts); so does a hand edit an undo puts back, which the
 // move's later undos leave as put back (see put-back.ts).
 import type { MoveStepRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
+import type { ToolInvocation } from "../../models/types.js";
 import type { EngineContext } from "../core/context.js";
 import type { MoveSpec } from "./move-spec.js";
 import { absorbChanges, filesBefore, type FilesBefore } from "../workspace/absorb.js";
@@ -13,6 +14,8 @@ import { byFileId, PutBack, type PutBacks } from "./put-back.js";
 import { prepareRestore } from "../workspace/prepare-restore.js";
 import { reaches } from "../workspace/named-paths.js";
 import { setOwn } from "../../models/json.js";
+import { diskFileId } from "../workspace/disk-file-id.js";
+import { writtenPaths } from "./conversation-drift.js";
 
 export class OwnChanges {
   #before: FilesBefore | null = null;
@@ -326,9 +329,16 @@ export function heldPutBacks(dir: string, made: PutBacks | undefined, replays: R
  * The hand edits the session's last move put back, when it stopped ("failed") and this one (`spec`) is that move called
  * again (same kind, same target): what its undos' journal records (for an undo a crash interrupted, which journaled
  * none: the hand edits its call's first run found, held where the files hold just that), and what it held itself from
- * the one stopped before it. A move of another kind or target, or after one that finished, starts afresh.
+ * the one stopped before it. A move of another kind or target, or after one that finished, starts afresh. Not those an
+ * older call's undo among `undos` (this move's, as it runs them) writes over with the hand edit its own run found (see
+ * `overwrittenByOlder`).
  */
-export function* stoppedPutBacks(tx: Tx, sessionId: string, spec: Pick<MoveSpec, "kind" | "target">): Step<PutBacks | undefined> {
+export function* stoppedPutBacks(
+  tx: Tx,
+  sessionId: string,
+  spec: Pick<MoveSpec, "kind" | "target">,
+  undos: readonly ToolInvocation[],
+): Step<PutBacks | undefined> {
   const last = yield* tx.lastMove(sessionId);
   if (last?.status !== "failed") return undefined;
   const was = JSON.parse(last.spec) as MoveSpec;
@@ -346,7 +356,26 @@ export function* stoppedPutBacks(tx: Tx, sessionId: string, spec: Pick<MoveSpec,
       for (const [path, print] of Object.entries(yield* foundByRun(tx, step.entryId))) setOwn(interrupted, path, print);
   }
   for (const [path, print] of Object.entries(interrupted)) if (!Object.hasOwn(out, path)) setOwn(out, path, print);
+  for (const path of yield* overwrittenByOlder(tx, sessionId, out, undos)) delete out[path];
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * The paths of `made` (a stopped move's put-backs) that an older call's undo among `undos` writes over with the hand
+ * edit its own run found there (`writtenPaths`'s `olderOver`). A fresh move refuses that, forced or not, as the later
+ * hand edit is on no disk before it; called again after the stop, it is on disk: held, it would be lost under the older
+ * one, so it is drift again, refused, or saved first with `force`, as the stop's error says.
+ */
+function* overwrittenByOlder(tx: Tx, sessionId: string, made: PutBacks, undos: readonly ToolInvocation[]): Step<string[]> {
+  const ws = undos.length > 0 ? yield* tx.getWorkspace(sessionId) : undefined;
+  if (!ws) return [];
+  const held = new Map<string, string | null>();
+  for (const path of Object.keys(made)) {
+    const id = diskFileId(ws.dir, path);
+    if (id !== undefined) held.set(path, id);
+  }
+  const { olderOver } = yield* writtenPaths(tx, ws, undos, [], held);
+  return [...held.keys()].filter((path) => olderOver.has(path));
 }
 
 /** The hand edits call `entryId`'s first run found (its undo puts them back), by file id (see `byFileId`). */

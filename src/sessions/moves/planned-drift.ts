@@ -238,7 +238,7 @@ export function* conversationWrites(
   // Another host's files are not looked at: the move does not check them either.
   if (!ws || !isLocal(ws)) return null;
   const { writes, keep, expected, named, recorded, lost } = yield* writtenPaths(tx, ws, undone, replayed);
-  return { ws, writes, keep, expected, named, recorded, lost, stopped: yield* stoppedPutBacks(tx, session.id, move) };
+  return { ws, writes, keep, expected, named, recorded, lost, stopped: yield* stoppedPutBacks(tx, session.id, move, undone) };
 }
 
 /**
