@@ -15,7 +15,7 @@ import { prepareRestore } from "../workspace/prepare-restore.js";
 import { reaches } from "../workspace/named-paths.js";
 import { setOwn } from "../../models/json.js";
 import { diskFileId } from "../workspace/disk-file-id.js";
-import { writtenPaths } from "./conversation-drift.js";
+import { writtenPaths } from "./written-paths.js";
 
 export class OwnChanges {
   #before: FilesBefore | null = null;

@@ -10,12 +10,13 @@ import { filesAt, TreeReader } from "../workspace/trees.js";
 import { capturedPaths } from "../workspace/captured.js";
 import { namedPaths, reaches } from "../workspace/named-paths.js";
 import type { NamedSeen } from "../workspace/created-since.js";
-import { changedSince, driftReach, refuseLostSaves, writtenPaths, type RecordedReach } from "./conversation-drift.js";
+import { changedSince, driftReach, refuseLostSaves } from "./conversation-drift.js";
+import { writtenPaths, type RecordedReach } from "./written-paths.js";
 import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 import { stoppedPutBacks } from "./own-changes.js";
 import type { PutBacks } from "./put-back.js";
-import { replayedApplication } from "./run-steps.js";
+import { replayedApplication } from "./replayed-application.js";
 import { undoReach } from "./recorded-over.js";
 import { contentOf } from "../workspace/file-id.js";
 

@@ -13,6 +13,7 @@ import { restoreMoveFiles, type RestoredFiles } from "./move-files.js";
 import { type MoveOutcome, type MoveSpec, type WithinMove } from "./move-spec.js";
 import { abandonedMoves, inflightMoves } from "../core/ownership.js";
 import { OwnChanges, foundByPending, interruptedPaths, putBackPaths } from "./own-changes.js";
+import { replayedApplication } from "./replayed-application.js";
 import { keepUnrecorded, type StepOutcome } from "./unrecorded-steps.js";
 import { targetLineage } from "./target-lineage.js";
 import { asideCleared } from "../workspace/unapplied.js";
@@ -425,11 +426,6 @@ function* undoneWhereNamed(tx: Tx, sessionId: string, step: MoveStepRow, row: To
   // what stands there (a file a later restore put back), which the drift check before the move weighed too.
   const above = named.filter((n) => !paths.includes(n) && paths.some((p) => p.startsWith(`${n}/`)));
   return above.length === 0 ? paths : [...paths, ...above];
-}
-
-/** Whether applied call `row` is applied by a replay (its result kept for that application), not by its first run. */
-export function* replayedApplication(tx: Tx, row: ToolRow): Step<boolean> {
-  return row.appliedSeq !== null && (yield* tx.replayResult(row.id, row.appliedSeq)) !== undefined;
 }
 
 /**
