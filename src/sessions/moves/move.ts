@@ -352,9 +352,13 @@ export async function moveConversation(
     }
     // Tools undone or replayed change the workspace's files: forkpoint's own doing, not drift. A move that runs no
     // tool changes none but by its restore (which records what it writes): what else changes meanwhile is a hand edit.
+    // Not where a file was changed by hand into just what the restore makes it: no drift, so what an undo writes there
+    // is the move's own, which its restore sets right (taken for a hand edit, it would be left there, kept).
+    const settled = files?.prepared.settled && new Set(files.prepared.settled);
     let own: OwnChanges;
     try {
-      own = await OwnChanges.start(ctx, ref.id, planned.hasWorkspace && planned.plan.undo.length + planned.plan.replay.length > 0);
+      const tools = planned.plan.undo.length + planned.plan.replay.length > 0;
+      own = await OwnChanges.start(ctx, ref.id, planned.hasWorkspace && tools, settled);
     } catch (error) {
       // Not run here after all: recovery (in this process too) finishes it.
       inflightMoves.delete(moveId);

@@ -66,7 +66,8 @@ export class OwnChanges {
   /**
    * Starts tracking the session's workspace (nothing to track without one, or on another host). `hasWorkspace`: known
    * already (false skips the read). `ownDrift`: the paths a step of the move that a crash interrupted may have changed
-   * (see `interruptedPaths`), made known with what later steps change there. Throws only when the store does.
+   * (see `interruptedPaths`), or changed by hand into just what its restore makes them (see `PreparedRestore.settled`),
+   * made known with what later steps change there. Throws only when the store does.
    */
   static async start(
     ctx: EngineContext,

@@ -248,7 +248,8 @@ function* absorbChangesUnit(
   // A path that had drifted when a tool call or a move's step began (a hand edit no checkpoint holds) stays drift: made
   // known, the hand edit would pass for forkpoint's, and a later files move would write over it unsaved. (A files move
   // refuses drift before it starts; a "conversation" move does not, and its undos and replays may change such a file.)
-  // A path a move's step interrupted by a crash may have changed is the move's own: its resumed steps make it known.
+  // A path a move's step interrupted by a crash may have changed is the move's own: its resumed steps make it known (so
+  // is one changed by hand into just what the move's restore makes it: nothing there is lost).
   const drifted = [...touched.keys()].filter((path) => ownDrift !== "all" && !ownDrift?.has(path));
   const knownIds = yield* filesAt(tx, reader, known, drifted);
   const handEdited = drifted.filter((path) => (knownIds.get(path) ?? null) !== (was.get(path) ?? null));

@@ -60,7 +60,7 @@ export async function prepareRestore(
   assertNoRestorePending(ws);
   const state = await stateOf(ctx, ws);
   const leave = allowDrift === "leave";
-  const { drifted, changes, contents, applied, leftAlone, held } = await state.exclusive(async () => {
+  const { drifted, changes, contents, applied, leftAlone, held, settled } = await state.exclusive(async () => {
     await scan(ctx, state);
     return ctx.store.read((tx) =>
       prepareRestoreUnit(ctx, tx, state, ws, manifestId, ownMove, packCacheOf(ctx.store), leaveAlone, leave, hold),
@@ -92,6 +92,7 @@ export async function prepareRestore(
     drifted,
     leftAlone: [...leftAlone],
     ...(held.length > 0 ? { held } : {}),
+    ...(settled.length > 0 ? { settled } : {}),
     ...(ownMove === undefined ? {} : { ownMove }),
   };
 }
@@ -148,7 +149,7 @@ function* prepareRestoreUnit(
 ) {
   yield* assertNoMoveRunning(tx, ws, ownMove);
   const found = heldOut(yield* restoreChanges(tx, state, ws, manifestId, packs), hold);
-  const { drifted, leftAlone, held } = found;
+  const { drifted, leftAlone, held, settled } = found;
   if (drifted.length > 0) yield* refuseOthersDoing(ctx, tx, ws, ownMove === undefined);
   // A forced move's second look, after its drift was saved: what the first look left alone stays so (see force.ts).
   let changes = leaveAlone.length === 0 ? found.changes : found.changes.filter((c) => c.to !== null || !leaveAlone.includes(c.path));
@@ -164,7 +165,7 @@ function* prepareRestoreUnit(
     changes.flatMap((c) => (c.to === null ? [] : [contentOf(c.to)])),
     packs,
   );
-  return { drifted, changes, contents, applied, leftAlone, held };
+  return { drifted, changes, contents, applied, leftAlone, held, settled };
 }
 
 /** `found` less the paths of `hold` (left as they are), with those it would have changed or found drifted (`held`). */
@@ -241,7 +242,7 @@ function* restoreChanges(tx: Tx, state: WorkspaceState, ws: WorkspaceRow, manife
   const drifted = seen.filter((c) => !leftAlone.has(c.path)).map((c) => c.path);
   // The changes the restore will apply: with drift (to be saved first when forced), from the directory as it is now.
   const applied = drifted.length > 0 ? (yield* diffTrees(tx, reader, state.cache.root, target)).filter(kept) : changes;
-  return { drifted, changes, applied, leftAlone };
+  return { drifted, changes, applied, leftAlone, settled: [...same] };
 }
 
 /**
@@ -306,6 +307,11 @@ export interface PreparedRestore {
   leftAlone: string[];
   /** Paths of its `hold` it leaves as they are that it would have changed (see `prepareRestore`). */
   held?: string[];
+  /**
+   * Paths changed outside forkpoint into just what the restore makes them (no drift: nothing there is lost): what a
+   * "both" move's undos write there before its restore is the move's own, which that restore sets right again.
+   */
+  settled?: string[];
   /** The journaled move the restore is a step of (see `prepareRestore`). */
   ownMove?: string;
 }
