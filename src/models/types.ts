@@ -337,7 +337,8 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * which no one can tell before it runs, and those where the undo of a call applied by a replay may put back the hand
    * edit its first run found (had an earlier rewind put it back and the replay run over it): content no checkpoint keeps
    * (a hand edit made before that call, say) stays as it is (the result lists it in `kept`), anything else the restore
-   * sets as the target has it.
+   * sets as the target has it. And those where an undo puts back a hand edit a checkpoint keeps over one an earlier undo
+   * of the move put back that none keeps: it may still count as changed by hand, then stays as it is (`kept`).
    */
   files?: { written: string[]; deleted: string[]; kept?: string[]; mayKeep?: string[] };
   /**
@@ -377,7 +378,9 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * record of the files its run changed may write any): what the undo put back, kept in no checkpoint, counts as changed
    * while the move ran, and the move stops before that replay. Or a file the undo of a call applied by a replay may
    * put back the hand edit of (its first run found one there; see `files.mayKeep`) that a replay of the move writes
-   * next: when it does, the move stops before that replay. Each place it may stop is named, joined by "; or".
+   * next: when it does, the move stops before that replay. Or a file where a hand edit a checkpoint keeps is put back
+   * over one no checkpoint keeps (see `files.mayKeep`) that a replay of the move writes next: when it still counts as
+   * changed by hand, the move stops before that replay. Each place it may stop is named, joined by "; or".
    */
   mayStop?: string;
 }

@@ -37,6 +37,12 @@ export interface PutBackFile {
    * changes nothing (the move holds none: see `PutBack.hold`). Whether a replay writes over it no one can tell before.
    */
   uncertain?: boolean;
+  /**
+   * `known`, put back over an earlier undo's put-back there that no checkpoint keeps: where forkpoint tells each undo's
+   * changes apart as it runs (a watcher), the file had drifted as this undo began, so what it puts back stays drift
+   * too (see `absorbChangesUnit`); otherwise it is made known. Which, no one can tell before the move runs.
+   */
+  overDrift?: boolean;
 }
 
 /** The hand edits a "both" move's undos put back, by path, and the paths its replays write ("all": one has no record). */
@@ -77,6 +83,8 @@ export function* plannedPutBacks(
   // Where a recorded call's undo writes over a hand edit made after it, put back: path → [that call, the put-back's].
   const over = new Map<string, [string, string]>();
   const putBy = new Map<string, string>();
+  // The put-backs a later undo there then writes over, oldest last: path → their file ids (see `PutBackFile.overDrift`).
+  const below = new Map<string, (string | null | undefined)[]>();
   for (const call of undone) {
     const row = yield* tx.getTool(call.id);
     // A call applied by a replay: its undo puts back what the files held then, forkpoint's own (see run-steps.ts), or
@@ -87,6 +95,7 @@ export function* plannedPutBacks(
     if (row && !replayed) {
       const ids = yield* tx.callHandEditIds(call.id);
       for (const path of yield* tx.callHandEdited(call.id)) {
+        if (found.has(path)) below.set(path, [...(below.get(path) ?? []), found.get(path)]);
         found.set(path, ids.get(path)?.found);
         putBy.set(path, call.id);
         if (reaches(recorded, path)) uncertain.add(path);
@@ -104,6 +113,7 @@ export function* plannedPutBacks(
       } else {
         found.delete(path);
         uncertain.delete(path);
+        below.delete(path);
       }
     }
   }
@@ -114,10 +124,19 @@ export function* plannedPutBacks(
     // A content a checkpoint holds there is made known as the undo writes it (see `absorbChanges`): no drift.
     const files = new Map([...found].flatMap(([path, id]) => (typeof id === "string" ? [[path, id] as const] : [])));
     const captured = yield* capturedPaths(tx, sessionId, files);
+    const drifting = yield* uncaptured(tx, sessionId, below);
     for (const [path, id] of found) {
       const inTarget = target.has(path);
       const same = id !== undefined && id === (target.get(path) ?? null);
-      paths.set(path, { found: id, same, known: captured.has(path), inTarget, ...(uncertain.has(path) ? { uncertain: true } : {}) });
+      const overDrift = captured.has(path) && !same && drifting.has(path);
+      paths.set(path, {
+        found: id,
+        same,
+        known: captured.has(path),
+        inTarget,
+        ...(uncertain.has(path) ? { uncertain: true } : {}),
+        ...(overDrift ? { overDrift } : {}),
+      });
     }
   }
   const refusals = { ...(yield* lostOver(tx, sessionId, undone)), ...(yield* takenBackOver(tx, sessionId, over, paths)) };
@@ -131,6 +150,18 @@ export function* plannedPutBacks(
     for (const path of written.length === 0 && ws ? namedPaths(ws.dir, call.args) : []) replays.add(path);
   }
   return { paths, replays, recorded, recordedOver, replayedOver, ...refusals };
+}
+
+/** The paths of `below` where a put-back holds content no checkpoint keeps there (a deletion, or not recorded: none). */
+function* uncaptured(tx: Tx, sessionId: string, below: ReadonlyMap<string, readonly (string | null | undefined)[]>): Step<Set<string>> {
+  const out = new Set<string>();
+  for (const [path, ids] of below)
+    for (const id of ids)
+      if (typeof id !== "string" || !(yield* capturedPaths(tx, sessionId, new Map([[path, id]]))).has(path)) {
+        out.add(path);
+        break;
+      }
+  return out;
 }
 
 /**

@@ -61,11 +61,20 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
     // No files step: a hand edit an undo puts back stays as it is (kept) unless forkpoint knows that content; a replay
     // that writes over one stops the switch before it, forced or not (see `refuseDriftBeforeReplays`).
     const kept = [...(putBacks?.paths ?? [])].flatMap(([p, f]) => (f.known || f.same ? [] : [p])).sort();
+    // Known, yet it may stay as it is all the same (see `PutBackFile.overDrift`).
+    const mayKeep = overDrift(putBacks, kept);
     const over = ws && putBacks ? replayOverSure(ws.dir, kept, putBacks) : {};
     const blocked = putBacks?.lost ?? over.blocked;
-    const files = { written: [], deleted: [], ...(kept.length > 0 ? { kept } : {}) };
+    const files = { written: [], deleted: [], ...(kept.length > 0 ? { kept } : {}), ...(mayKeep.length > 0 ? { mayKeep } : {}) };
     const replayed = ws && putBacks ? replayedOverStop(ws.dir, putBacks, kept) : undefined;
-    return { ...planned, files, drift, ...(blocked ? { blocked } : {}), ...mayStop(planned, over.mayStop, replayed, putBacks?.takenBack) };
+    const overStop = ws && putBacks ? overDriftStop(ws.dir, putBacks, mayKeep) : undefined;
+    return {
+      ...planned,
+      files,
+      drift,
+      ...(blocked ? { blocked } : {}),
+      ...mayStop(planned, over.mayStop, replayed, putBacks?.takenBack, overStop),
+    };
   }
   const check = await restoreCheck(ctx, restore.ws, restore.manifestId);
   // The paths the move keeps as they are (an irreversible call's effect, see `irreversibleOutside`) do not move.
@@ -95,7 +104,11 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
   // create; one it found a file at as it was recorded it may put back.
   const there = new Set([...check.written, ...check.deleted, ...check.drifted, ...(restore.putBacks?.recordedOver ?? [])]);
   const recordedKeep = [...(restore.putBacks?.recorded ?? [])].filter((p) => there.has(p) || existsIn(restore.ws.dir, p));
-  const mayKeep = [...new Set([...recordedKeep, ...(restore.putBacks?.replayedOver ?? [])])].filter((p) => !kept.includes(p)).sort();
+  // Those put back over an earlier put-back no checkpoint keeps may stay as they are too (see `PutBackFile.overDrift`).
+  const overKept = overDrift(restore.putBacks, [...kept, ...keep]);
+  const mayKeep = [...new Set([...recordedKeep, ...(restore.putBacks?.replayedOver ?? []), ...overKept])]
+    .filter((p) => !kept.includes(p))
+    .sort();
   const files = { written, deleted, ...(kept.length > 0 ? { kept } : {}), ...(mayKeep.length > 0 ? { mayKeep } : {}) };
   // A replay that writes over a hand edit put back stops the move there, forced or not (see `refuseReplayOver`).
   const over = restore.putBacks ? replayOverSure(restore.ws.dir, [...handEdits, ...held], restore.putBacks, held) : {};
@@ -118,8 +131,33 @@ async function plannedFiles(ctx: EngineContext, ref: SessionRef, planned: MovePl
     files,
     drift,
     ...(blocked ? { blocked } : {}),
-    ...mayStop(planned, over.mayStop, replayed, restore.putBacks?.takenBack, mayBeInTheWay),
+    ...mayStop(
+      planned,
+      over.mayStop,
+      replayed,
+      restore.putBacks?.takenBack,
+      mayBeInTheWay,
+      restore.putBacks && overDriftStop(restore.ws.dir, restore.putBacks, overKept),
+    ),
   };
+}
+
+/** The put-backs a checkpoint keeps that may stay drift all the same (see `PutBackFile.overDrift`), but those in `sure`. */
+function overDrift(putBacks: PlannedPutBacks | undefined, sure: readonly string[]): string[] {
+  return [...(putBacks?.paths ?? [])].flatMap(([p, f]) => (f.overDrift && !sure.includes(p) ? [p] : [])).sort();
+}
+
+/**
+ * Where a put-back a checkpoint keeps may stay drift all the same (`maybe`, see `PutBackFile.overDrift`) that a replay
+ * of the move then writes: the move stops there, forced or not, when it does.
+ */
+function overDriftStop(dir: string, putBacks: PlannedPutBacks, maybe: readonly string[]): string | undefined {
+  const over = replayOver(dir, maybe, putBacks.replays);
+  return (
+    over &&
+    `${over} (if what the last of those undos puts back, which a checkpoint keeps, still counts as changed by hand: an ` +
+      "undo before it put back there a change no checkpoint keeps)"
+  );
 }
 
 /**
