@@ -353,7 +353,7 @@ export interface MovePlan extends Omit<MoveResult, "branch"> {
    * Why the move would not get through even with `force: true`: a link or a file forkpoint does not capture (a named
    * pipe, a file over `maxPayloadBytes`, a file the rules leave out now, changed since) in the way of its restore (scope
    * `"files"` or `"both"`) or where its undos and replays write (any scope: no checkpoint could keep it), which refuses
-   * it before its first step; or a hand edit one of its undos puts back that one of its replays writes over (any scope):
+   * it before its first step; or a hand edit one of its undos puts back (not a deletion: nothing there to lose) that one of its replays writes over (any scope):
    * the move runs its undos, then stops before that replay with the hand edit on disk (`WORKSPACE_DRIFT`; the session
    * stays on its branch, and a checkpoint taken then keeps the edit, after which the move called again goes on); or a
    * hand edit one of its undos puts back inside a folder its restore writes as a file, or under a file where it needs

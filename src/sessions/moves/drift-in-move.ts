@@ -9,6 +9,7 @@ import { prepareRestore } from "../workspace/prepare-restore.js";
 import { workspaceOf } from "../workspace/snapshots.js";
 import { namedPaths, reaches } from "../workspace/named-paths.js";
 import { toToolInvocation } from "../core/rows.js";
+import { diskFileId } from "../workspace/disk-file-id.js";
 import type { ToolInvocation } from "../../models/types.js";
 
 /** Whether the drift a files step finds may be left as it is: none of the move's `steps` was interrupted by a crash. */
@@ -70,7 +71,8 @@ export function* replaysOver(tx: Tx, moveId: string, dir: string): Step<readonly
 
 /**
  * Refuses a files step whose drift (left as it is) a replay still to run would write over. A hand edit one of the
- * move's own undos put back (`putBack`) is named as such: no one changed it while the move ran.
+ * move's own undos put back (`putBack`) is named as such: no one changed it while the move ran; one that is a deletion
+ * does not stop it.
  */
 export function refuseReplayOver(
   dir: string,
@@ -78,7 +80,9 @@ export function refuseReplayOver(
   replays: Set<string> | "all",
   putBack: ReadonlyMap<string, string> = new Map(),
 ): void {
-  const over = replays === "all" ? [...drifted] : drifted.filter((p) => reaches(replays, p));
+  // A deletion an undo put back holds nothing a replay's write could lose: no reason to stop.
+  const lost = drifted.filter((p) => !putBack.has(p) || diskFileId(dir, p) !== null);
+  const over = replays === "all" ? lost : lost.filter((p) => reaches(replays, p));
   if (over.length === 0) return;
   const back = over.filter((p) => putBack.has(p));
   if (back.length === over.length) {

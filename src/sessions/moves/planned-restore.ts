@@ -183,9 +183,11 @@ function replayOverSure(
   held: ReadonlySet<string> = new Set(),
 ): { blocked?: string; mayStop?: string } {
   const unsure = (p: string) => !held.has(p) && !!putBacks.paths.get(p)?.uncertain;
+  // A deletion put back holds nothing a replay's write could lose: the move does not stop there (see `refuseReplayOver`).
+  const deletion = (p: string) => !held.has(p) && !unsure(p) && putBacks.paths.get(p)?.found === null;
   const blocked = replayOver(
     dir,
-    kept.filter((p) => !unsure(p)),
+    kept.filter((p) => !unsure(p) && !deletion(p)),
     putBacks.replays,
   );
   if (blocked) return { blocked };
