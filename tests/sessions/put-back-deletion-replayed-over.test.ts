@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { defineTool } from "../../src/index.js";
+import { defineTool, type ForkpointError } from "../../src/index.js";
 import { readOrNull, tempDir, writeFileTool } from "../fixtures/file-tools.js";
 import { tempDatabases } from "../helpers.js";
 
@@ -57,3 +57,30 @@ for (const away of [false, true])
       expect(moved.savedDrift ?? null).toBeNull();
       expect([readOrNull(f("a.txt")), readOrNull(f("b.txt")), readOrNull(f("x.txt"))]).toEqual(["w2", "init-b", null]);
     });
+
+it("a stop over what a recorded call's undo wrote where a deletion was put back names no put-back, and keeps it", async () => {
+  const ws = tempDir("forkpoint-put-back-deletion-");
+  const at = path.join(ws, "a.txt");
+  fs.writeFileSync(at, "init-a");
+  const { fp } = dbs.open({ tools: [writeFileTool()] as never[] });
+  const s = await fp.createSession({ userId: "u" });
+  await s.attachWorkspace(ws);
+  await s.append({ role: "user", content: "go" });
+  const c0 = await s.checkpoint({ name: "c0" });
+  const main = (await s.info()).currentBranchId;
+  await s.invoke("write_file", { path: at, text: "w2" });
+  await s.rollback(c0.id, { scope: "both" });
+  // A hand edit, a call made elsewhere over it, the file deleted by hand, then a call that writes it again.
+  fs.writeFileSync(at, "r by R");
+  await s.recordToolCall({ tool: "write_file", args: { path: at, text: "r by R" }, result: { previous: "by hand" } });
+  fs.rmSync(at);
+  await s.invoke("write_file", { path: at, text: "x by X" });
+
+  const planned = await s.plan({ branchId: main, scope: "both" });
+  expect(planned.mayStop).toContain("a.txt");
+  const stopped = await s.switchBranch(main, { scope: "both", force: true }).catch((e: unknown) => e as ForkpointError);
+  expect(stopped).toMatchObject({ code: "WORKSPACE_DRIFT" });
+  // What is on disk came from the recorded call's undo, not from the put-back deletion: the message does not blame it.
+  expect((stopped as ForkpointError).message).toMatch(/changed while this move ran \(a\.txt\)/);
+  expect(readOrNull(at)).toBe("by hand");
+});

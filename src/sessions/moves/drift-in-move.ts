@@ -53,19 +53,25 @@ export function* replayReachIn(
   return out;
 }
 
-/** The hand edits move `moveId`'s finished undos put back (their calls' runs found them there), by path: the call. */
-export function* putBackBy(tx: Tx, moveId: string): Step<Map<string, string>> {
-  const out = new Map<string, string>();
+/** A hand edit a move's undo put back: the call whose undo did, and whether it was a deletion. */
+export interface PutBackBy {
+  call: string;
+  deletion: boolean;
+}
+
+/** The hand edits move `moveId`'s finished undos put back (their calls' runs found them there), by path. */
+export function* putBackBy(tx: Tx, moveId: string): Step<Map<string, PutBackBy>> {
+  const out = new Map<string, PutBackBy>();
   for (const step of yield* tx.moveSteps(moveId)) {
     if (step.op !== "undo" || step.status !== "done" || step.result === null) continue;
     const made = (JSON.parse(step.result) as { putBack?: Record<string, unknown> }).putBack ?? {};
-    for (const path of Object.keys(made)) if (!out.has(path)) out.set(path, step.entryId);
+    for (const [path, print] of Object.entries(made)) if (!out.has(path)) out.set(path, { call: step.entryId, deletion: print === null });
   }
   return out;
 }
 
 /** What `refuseReplayOver` weighs: the paths move `moveId`'s replays still to run may write, and its put-back hand edits. */
-export function* replaysOver(tx: Tx, moveId: string, dir: string): Step<readonly [Set<string> | "all", Map<string, string>]> {
+export function* replaysOver(tx: Tx, moveId: string, dir: string): Step<readonly [Set<string> | "all", Map<string, PutBackBy>]> {
   return [yield* replayPaths(tx, moveId, dir), yield* putBackBy(tx, moveId)] as const;
 }
 
@@ -78,15 +84,18 @@ export function refuseReplayOver(
   dir: string,
   drifted: readonly string[],
   replays: Set<string> | "all",
-  putBack: ReadonlyMap<string, string> = new Map(),
+  putBack: ReadonlyMap<string, PutBackBy> = new Map(),
 ): void {
-  // A deletion an undo put back holds nothing a replay's write could lose: no reason to stop.
-  const lost = drifted.filter((p) => !putBack.has(p) || diskFileId(dir, p) !== null);
+  // A deletion an undo put back holds nothing a replay's write could lose: no reason to stop. A file there since is
+  // another step's write (a recorded call's undo), or a save: changed while the move ran, not that put-back.
+  const deleted = new Set(drifted.filter((p) => putBack.get(p)?.deletion));
+  const empty = new Set([...deleted].filter((p) => diskFileId(dir, p) === null));
+  const lost = drifted.filter((p) => !empty.has(p));
   const over = replays === "all" ? lost : lost.filter((p) => reaches(replays, p));
   if (over.length === 0) return;
-  const back = over.filter((p) => putBack.has(p));
+  const back = over.filter((p) => putBack.has(p) && !deleted.has(p));
   if (back.length === over.length) {
-    const calls = [...new Set(back.map((p) => putBack.get(p)!))];
+    const calls = [...new Set(back.map((p) => putBack.get(p)!.call))];
     throw new ConflictError(
       `this move's undo of ${calls.length === 1 ? "call" : "calls"} ${calls.join(", ")} put back ${back.length === 1 ? "a change" : "changes"} made ` +
         `by hand in the workspace ${dir} (${back.join(", ")}), kept in no checkpoint, and a call it replays next writes over ` +
