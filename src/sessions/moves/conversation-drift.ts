@@ -5,7 +5,7 @@
 // while the file holds what that call left there (a save made after the call is drift the undo would write over).
 import { ConflictError, ValidationError } from "../../models/errors.js";
 import type { MoveOptions } from "../../models/inputs.js";
-import type { SavedDrift, ToolInvocation } from "../../models/types.js";
+import type { SavedDrift } from "../../models/types.js";
 import type { SessionRow, Step, Tx, WorkspaceRow } from "../../store/port/index.js";
 import type { EngineContext, SessionRef } from "../core/context.js";
 import { ownedCurrent, ownedSession } from "../core/owned.js";

@@ -9,9 +9,8 @@ import { restoreCheck } from "../workspace/prepare-restore.js";
 import { filesAt, TreeReader } from "../workspace/trees.js";
 import { capturedPaths } from "../workspace/captured.js";
 import { namedPaths, reaches } from "../workspace/named-paths.js";
-import type { NamedSeen } from "../workspace/created-since.js";
 import { changedSince, driftReach, refuseLostSaves } from "./conversation-drift.js";
-import { writtenPaths, type RecordedReach } from "./written-paths.js";
+import { writtenPaths, type WrittenPaths } from "./written-paths.js";
 import type { MoveTarget } from "./move-plan.js";
 import type { MoveSpec } from "./move-spec.js";
 import { stoppedPutBacks } from "./own-changes.js";
@@ -246,14 +245,8 @@ export function replayOver(dir: string, kept: readonly string[], replays: Readon
 }
 
 /** What a "conversation" move's drift check reads in its planning unit (see conversation-drift.ts). */
-export interface ConversationWrites {
+export interface ConversationWrites extends Omit<WrittenPaths, "olderOver"> {
   ws: WorkspaceRow;
-  writes: Set<string>;
-  keep: Set<string>;
-  expected: Map<string, string | null>;
-  named: Map<string, NamedSeen[]>;
-  recorded: RecordedReach[];
-  lost: Map<string, string[]>;
   stopped: PutBacks | undefined;
 }
 

@@ -19,6 +19,17 @@ export interface RecordedReach {
   claimed: ReadonlySet<string>;
 }
 
+/** What `writtenPaths` finds (see there for each part). */
+export interface WrittenPaths {
+  writes: Set<string>;
+  keep: Set<string>;
+  expected: Map<string, string | null>;
+  named: Map<string, NamedSeen[]>;
+  recorded: RecordedReach[];
+  lost: Map<string, string[]>;
+  olderOver: Map<string, string[]>;
+}
+
 /**
  * The paths the steps write, in the order they run (undos, newest call first, then replays): those their calls' runs
  * changed. A call with no record of them (`recordToolCall`'s) names no path here: refusing every drifted file for it
@@ -50,15 +61,7 @@ export function* writtenPaths(
   undos: readonly ToolInvocation[],
   replays: readonly ToolInvocation[],
   held: ReadonlyMap<string, string | null> = new Map(),
-): Step<{
-  writes: Set<string>;
-  keep: Set<string>;
-  expected: Map<string, string | null>;
-  named: Map<string, NamedSeen[]>;
-  recorded: RecordedReach[];
-  lost: Map<string, string[]>;
-  olderOver: Map<string, string[]>;
-}> {
+): Step<WrittenPaths> {
   const named = new Map<string, NamedSeen[]>();
   const recordedCalls: RecordedReach[] = [];
   // The paths a recorded call's arguments name as such: a step after it leaves them to its check. A file it reaches
